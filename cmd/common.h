@@ -1,0 +1,49 @@
+// What the subcommands share: the input flags, value checks with "did you mean"
+// hints, the stderr diagnostics, and the signature every subcommand file exports.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "diagnostics.h"
+#include "formats/format.h"
+#include "pipeline.h"
+
+namespace convo::cli {
+
+// Set by the chosen subcommand's callback; main() runs it after parsing.
+using Runner = std::function<int()>;
+
+// The flags of every subcommand that reads transcripts: FILE..., --from, --on-error.
+struct InputArgs {
+  std::vector<std::string> files;
+  std::string from = "auto";
+  std::string on_error = "fail";
+};
+
+void add_input_flags(CLI::App& sub, InputArgs& args);
+ReadOptions read_options(const InputArgs& args);
+
+// Format names for --to (and, with `with_auto`, for --from).
+std::vector<std::string> format_choices(bool with_auto);
+
+// A check that the value is one of `choices`; a near miss gets a hint:
+// "unknown format 'opnai' (did you mean 'openai'?)".
+CLI::Validator one_of(std::vector<std::string> choices, std::string what);
+
+// The choice closest to `word` by edit distance, or "" when none is close.
+std::string closest_match(const std::string& word, const std::vector<std::string>& choices);
+
+// Prints warnings to stderr: `convo: FILE:LINE:COL: warning: what`.
+class StderrDiagnostics final : public Diagnostics {
+ public:
+  void warning(const Location& where, std::string_view what) override;
+};
+
+// One registration function per subcommand file, in the order of man/convo.1.
+void add_convert(CLI::App& app, Runner& run);
+
+}  // namespace convo::cli

@@ -1,0 +1,67 @@
+// convo: the command line. Parses, runs the chosen subcommand, and turns a
+// convo::Error into one stderr line and an exit code.
+#include <csignal>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "common.h"
+#include "error.h"
+
+using convo::ExitCode;
+
+int main(int argc, char** argv) {
+  // A closed pipe shows up as EPIPE on write, so `convo ... | head` can end quietly.
+  std::signal(SIGPIPE, SIG_IGN);
+
+  CLI::App app{"convo: clean, cut, check and convert LLM conversation transcripts (JSONL).\n"
+               "Run 'convo SUBCOMMAND --help' for a subcommand's flags and examples; "
+               "man convo for the whole story.",
+               "convo"};
+  app.set_version_flag("--version", "convo " CONVO_VERSION);
+  app.require_subcommand(1);
+  app.footer("Exit status: 0 ok, 1 problems found (check), 2 usage error, 3 bad input, "
+             "4 output error, 5 internal error.");
+
+  convo::cli::Runner run;
+  // The subcommands, in the order man/convo.1 lists them.
+  convo::cli::add_convert(app, run);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {
+      return app.exit(e);  // --help, --version
+    }
+    std::string what = e.what();
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && argc > 1 && argv[1][0] != '-') {
+      std::vector<std::string> names;
+      for (const CLI::App* sub : app.get_subcommands({})) {
+        names.push_back(sub->get_name());
+      }
+      std::string hint = convo::cli::closest_match(argv[1], names);
+      what = fmt::format("unknown subcommand '{}'", argv[1]);
+      if (!hint.empty()) {
+        what += fmt::format(" (did you mean '{}'?)", hint);
+      }
+    }
+    fmt::print(stderr, "convo: {}\nRun 'convo --help' for usage.\n", what);
+    return static_cast<int>(ExitCode::usage);
+  }
+
+  try {
+    return run();
+  } catch (const convo::BrokenPipe&) {
+    return static_cast<int>(ExitCode::ok);
+  } catch (const convo::Error& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "convo: {}\n", e.message());
+    return static_cast<int>(e.code());
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "convo: out of memory\n");
+    return static_cast<int>(ExitCode::internal);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "convo: internal error: {}\n", e.what());
+    return static_cast<int>(ExitCode::internal);
+  }
+}

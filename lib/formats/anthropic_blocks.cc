@@ -1,0 +1,340 @@
+#include "formats/anthropic_blocks.h"
+
+#include <fmt/format.h>
+
+#include "formats/fields.h"
+#include "formats/object_writer.h"
+
+namespace convo {
+
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+void decode_source(const JsonValue& block, const std::string& path, MediaSource& out) {
+  const JsonValue* source = optional_object(block, "source", path);
+  if (source == nullptr) {
+    return;
+  }
+  std::string source_path = member_path(path, "source");
+  std::string_view type = optional_string(*source, "type", source_path).value_or("");
+  if (auto media_type = optional_string(*source, "media_type", source_path)) {
+    out.media_type = std::string(*media_type);
+  }
+  if (type == "base64") {
+    out.type = MediaSource::Type::base64;
+    out.data = std::string(optional_string(*source, "data", source_path).value_or(""));
+  } else if (type == "url") {
+    out.type = MediaSource::Type::url;
+    out.data = std::string(optional_string(*source, "url", source_path).value_or(""));
+  } else if (type == "file") {
+    out.type = MediaSource::Type::file_id;
+    out.data = std::string(optional_string(*source, "file_id", source_path).value_or(""));
+  } else if (type == "text") {
+    out.type = MediaSource::Type::text;
+    out.data = std::string(optional_string(*source, "data", source_path).value_or(""));
+  }
+}
+
+void decode_block(const JsonValue& value, const std::string& path,
+                  const std::shared_ptr<const Source>& owner, Block& block) {
+  block.json = &value;
+  block.json_owner = owner;
+  if (value.IsString()) {
+    // A bare string in a content list (seen in Claude Code logs): text with no type.
+    block.type = BlockType::text;
+    block.text = std::string(view_of(value));
+    return;
+  }
+  if (!value.IsObject()) {
+    wrong_type(path, "a content block (an object)", value);
+  }
+  auto type = optional_string(value, "type", path);
+  if (!type) {
+    block.type = BlockType::unknown;
+    return;
+  }
+  block.type_name = std::string(*type);
+  if (auto cache_control = find_member(value, "cache_control");
+      cache_control != nullptr && !cache_control->IsNull()) {
+    block.cache_control = to_json(*cache_control);
+  }
+  if (*type == "text") {
+    block.type = BlockType::text;
+    block.text = std::string(required_string(value, "text", path, "text block"));
+  } else if (*type == "thinking") {
+    block.type = BlockType::thinking;
+    block.text = std::string(required_string(value, "thinking", path, "thinking block"));
+    if (auto signature = optional_string(value, "signature", path)) {
+      block.signature = std::string(*signature);
+    }
+  } else if (*type == "redacted_thinking") {
+    block.type = BlockType::redacted_thinking;
+    block.text = std::string(required_string(value, "data", path, "redacted_thinking block"));
+  } else if (*type == "tool_use" || *type == "server_tool_use" || *type == "mcp_tool_use") {
+    block.type = *type == "tool_use" ? BlockType::tool_use : BlockType::server_tool_use;
+    block.id = std::string(optional_string(value, "id", path).value_or(""));
+    block.name = std::string(optional_string(value, "name", path).value_or(""));
+    block.input_value = find_member(value, "input");
+  } else if (*type == "tool_result") {
+    block.type = BlockType::tool_result;
+    block.id = std::string(required_string(value, "tool_use_id", path, "tool_result block"));
+    block.is_error = optional_bool(value, "is_error", path);
+    decode_anthropic_content(find_member(value, "content"), member_path(path, "content"), owner,
+                             block.result);
+  } else if (ends_with(*type, "_tool_result")) {
+    block.type = BlockType::server_tool_result;
+    block.id = std::string(optional_string(value, "tool_use_id", path).value_or(""));
+  } else if (*type == "image" || *type == "document") {
+    block.type = *type == "image" ? BlockType::image : BlockType::document;
+    decode_source(value, path, block.source);
+  } else {
+    block.type = BlockType::unknown;
+  }
+}
+
+void write_media_source(JsonWriter& w, const MediaSource& source) {
+  w.StartObject();
+  switch (source.type) {
+    case MediaSource::Type::base64:
+      w.Key("type");
+      w.String("base64");
+      w.Key("media_type");
+      w.String(source.media_type.data(), static_cast<rapidjson::SizeType>(source.media_type.size()));
+      w.Key("data");
+      w.String(source.data.data(), static_cast<rapidjson::SizeType>(source.data.size()));
+      break;
+    case MediaSource::Type::url:
+      w.Key("type");
+      w.String("url");
+      w.Key("url");
+      w.String(source.data.data(), static_cast<rapidjson::SizeType>(source.data.size()));
+      break;
+    case MediaSource::Type::file_id:
+      w.Key("type");
+      w.String("file");
+      w.Key("file_id");
+      w.String(source.data.data(), static_cast<rapidjson::SizeType>(source.data.size()));
+      break;
+    case MediaSource::Type::text:
+      w.Key("type");
+      w.String("text");
+      w.Key("media_type");
+      w.String(source.media_type.empty() ? "text/plain" : source.media_type.c_str());
+      w.Key("data");
+      w.String(source.data.data(), static_cast<rapidjson::SizeType>(source.data.size()));
+      break;
+    case MediaSource::Type::none:
+      break;
+  }
+  w.EndObject();
+}
+
+// Writes a tool input: the parsed value when there is one, else the JSON text.
+// Text that is not JSON (a broken OpenAI `arguments` string) is written as a string.
+void write_input(JsonWriter& w, const Block& block, const DropFn& drop) {
+  if (block.input.empty() && block.input_value != nullptr) {
+    block.input_value->Accept(w);
+    return;
+  }
+  std::string text = block.input_json();
+  JsonDoc parsed;
+  if (parse_json(text, parsed) || !parsed.IsObject()) {
+    drop("tool inputs that are not JSON objects (written as strings)");
+    w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+    return;
+  }
+  w.RawValue(text.data(), text.size(), rapidjson::kObjectType);
+}
+
+void write_block(JsonWriter& w, const Block& block, bool keep_members, const DropFn& drop);
+
+void write_content_value(JsonWriter& w, const Content& content, bool keep_members,
+                         const DropFn& drop) {
+  switch (content.form) {
+    case Content::Form::absent:
+    case Content::Form::null:
+      w.Null();
+      return;
+    case Content::Form::string:
+      w.String(content.text.data(), static_cast<rapidjson::SizeType>(content.text.size()));
+      return;
+    case Content::Form::blocks:
+      w.StartArray();
+      for (const Block& block : content.blocks) {
+        write_block(w, block, keep_members, drop);
+      }
+      w.EndArray();
+      return;
+  }
+}
+
+void write_block(JsonWriter& w, const Block& block, bool keep_members, const DropFn& drop) {
+  const JsonValue* original = keep_members ? block.json : nullptr;
+  if (original != nullptr && original->IsString() && block.type == BlockType::text) {
+    w.String(block.text.data(), static_cast<rapidjson::SizeType>(block.text.size()));
+    return;
+  }
+  ObjectWriter object(w, original);
+  auto type = [&](std::string_view fallback) {
+    object.set_string("type", block.type_name.empty() ? fallback : std::string_view(block.type_name));
+  };
+  auto cache_control = [&] {
+    if (!block.cache_control.empty()) {
+      object.set_raw("cache_control", block.cache_control);
+    } else {
+      object.remove("cache_control");
+    }
+  };
+  switch (block.type) {
+    case BlockType::text:
+      object.set_string("type", "text").set_string("text", block.text);
+      cache_control();
+      break;
+    case BlockType::thinking:
+      object.set_string("type", "thinking").set_string("thinking", block.text);
+      if (block.signature) {
+        object.set_string("signature", *block.signature);
+      } else {
+        object.remove("signature");
+      }
+      cache_control();
+      break;
+    case BlockType::redacted_thinking:
+      object.set_string("type", "redacted_thinking").set_string("data", block.text);
+      cache_control();
+      break;
+    case BlockType::tool_use:
+    case BlockType::server_tool_use:
+      type(block.type == BlockType::tool_use ? "tool_use" : "server_tool_use");
+      object.set_string("id", block.id).set_string("name", block.name);
+      object.set("input", [&](JsonWriter& writer) { write_input(writer, block, drop); });
+      cache_control();
+      break;
+    case BlockType::tool_result:
+      object.set_string("type", "tool_result").set_string("tool_use_id", block.id);
+      if (block.result.form == Content::Form::absent) {
+        object.remove("content");
+      } else {
+        object.set("content", [&](JsonWriter& writer) {
+          write_content_value(writer, block.result, keep_members, drop);
+        });
+      }
+      if (block.is_error) {
+        object.set_bool("is_error", *block.is_error);
+      } else {
+        object.remove("is_error");
+      }
+      cache_control();
+      break;
+    case BlockType::image:
+    case BlockType::document:
+    case BlockType::file: {
+      const MediaSource& media = block.source;
+      object.set_string("type", block.type == BlockType::image ? "image" : "document");
+      if (original == nullptr) {
+        // From another format: Anthropic holds images, PDFs and plain-text documents
+        // given inline or by URL. File ids of other providers mean nothing here.
+        bool document = media.media_type == "application/pdf" ||
+                        media.media_type == "text/plain" || media.type == MediaSource::Type::text;
+        bool holdable = media.type != MediaSource::Type::none &&
+                        media.type != MediaSource::Type::file_id &&
+                        (block.type == BlockType::image || document);
+        if (!holdable) {
+          drop(fmt::format("{} blocks", block_type_name(block.type)));
+          return;
+        }
+        object.set("source", [&](JsonWriter& writer) { write_media_source(writer, media); });
+      }
+      cache_control();
+      break;
+    }
+    case BlockType::audio:
+    case BlockType::video:
+    case BlockType::server_tool_result:
+    case BlockType::unknown:
+      if (original == nullptr) {
+        drop(fmt::format("{} blocks", block.type_name.empty() ? block_type_name(block.type)
+                                                               : std::string_view(block.type_name)));
+        return;
+      }
+      original->Accept(w);
+      return;
+  }
+  object.write();
+}
+
+}  // namespace
+
+bool uses_anthropic_blocks(Format format) {
+  return format == Format::anthropic || format == Format::claude_code;
+}
+
+void decode_anthropic_content(const JsonValue* value, const std::string& path,
+                              const std::shared_ptr<const Source>& source, Content& out) {
+  out.text.clear();
+  out.blocks.clear();
+  if (value == nullptr) {
+    out.form = Content::Form::absent;
+    return;
+  }
+  if (value->IsNull()) {
+    out.form = Content::Form::null;
+    return;
+  }
+  if (value->IsString()) {
+    out.form = Content::Form::string;
+    out.text = std::string(view_of(*value));
+    return;
+  }
+  if (!value->IsArray()) {
+    wrong_type(path, "a string or an array of content blocks", *value);
+  }
+  out.form = Content::Form::blocks;
+  out.blocks.resize(value->Size());
+  for (rapidjson::SizeType i = 0; i < value->Size(); ++i) {
+    decode_block((*value)[i], fmt::format("{}/{}", path, i), source, out.blocks[i]);
+  }
+}
+
+void decode_anthropic_response_fields(const JsonValue& object, const std::string& path,
+                                      Message& message) {
+  if (auto id = optional_string(object, "id", path)) {
+    message.envelope.message_id = std::string(*id);
+  }
+  if (auto model = optional_string(object, "model", path)) {
+    message.envelope.model = std::string(*model);
+  }
+  if (auto stop_reason = optional_string(object, "stop_reason", path)) {
+    message.envelope.stop_reason = std::string(*stop_reason);
+  }
+  if (const JsonValue* usage = optional_object(object, "usage", path)) {
+    std::string usage_path = member_path(path, "usage");
+    message.usage.input = optional_int(*usage, "input_tokens", usage_path);
+    message.usage.output = optional_int(*usage, "output_tokens", usage_path);
+    message.usage.cache_read = optional_int(*usage, "cache_read_input_tokens", usage_path);
+    message.usage.cache_write = optional_int(*usage, "cache_creation_input_tokens", usage_path);
+  }
+}
+
+void decode_anthropic_role(std::string_view role, Message& message) {
+  if (role == "user") {
+    message.role = Role::user;
+  } else if (role == "assistant") {
+    message.role = Role::assistant;
+  } else if (role == "system") {
+    message.role = Role::system;
+  } else {
+    message.role = Role::custom;
+    message.custom_role = std::string(role);
+  }
+}
+
+void write_anthropic_content(JsonWriter& writer, const Content& content, bool keep_members,
+                             const DropFn& drop) {
+  write_content_value(writer, content, keep_members, drop);
+}
+
+}  // namespace convo

@@ -1,0 +1,40 @@
+// Anthropic-shaped content (a string or a list of typed blocks), shared by the
+// anthropic and claude-code formats, whose `message.content` is the same thing.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "formats/format.h"
+#include "message.h"
+
+namespace convo {
+
+// Called with a plural noun phrase ("audio blocks") for each thing that cannot be
+// written.
+using DropFn = std::function<void(std::string_view what)>;
+
+// True for formats whose content blocks are Anthropic blocks, so a block from one
+// keeps its unmodelled members when written in another.
+bool uses_anthropic_blocks(Format format);
+
+// Decodes `value` (the `content` member, or nullptr when it is missing) found at JSON
+// pointer `path` of `source`'s document.
+void decode_anthropic_content(const JsonValue* value, const std::string& path,
+                              const std::shared_ptr<const Source>& source, Content& out);
+
+// Reads the members of an Anthropic response object at `path` (id, model,
+// stop_reason, usage) into `message`, where present.
+void decode_anthropic_response_fields(const JsonValue& object, const std::string& path,
+                                      Message& message);
+
+// Reads an Anthropic `role` string into `message.role` (unknown roles are custom).
+void decode_anthropic_role(std::string_view role, Message& message);
+
+// Writes `content` as Anthropic content. `keep_members` says the blocks came from an
+// Anthropic-shaped format and keep what convo does not model.
+void write_anthropic_content(JsonWriter& writer, const Content& content, bool keep_members,
+                             const DropFn& drop);
+
+}  // namespace convo

@@ -1,0 +1,268 @@
+#include "formats/claude_code.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "formats/anthropic_blocks.h"
+#include "formats/fields.h"
+#include "formats/object_writer.h"
+
+namespace convo {
+
+namespace {
+
+// Record types Claude Code writes that carry no conversation content
+// (../shared/formats.md section 1.2).
+constexpr std::string_view k_bookkeeping_types[] = {
+    "file-history-snapshot", "queue-operation", "last-prompt",       "permission-mode",
+    "ai-title",              "custom-title",    "agent-name",        "agent-setting",
+    "mode",                  "pr-link",         "saved_hook_context", "bridge-session",
+    "worktree-state",        "tag",
+};
+
+bool is_bookkeeping(std::string_view type) {
+  return std::find(std::begin(k_bookkeeping_types), std::end(k_bookkeeping_types), type) !=
+         std::end(k_bookkeeping_types);
+}
+
+bool is_claude_code_type(std::string_view type) {
+  return type == "user" || type == "assistant" || type == "system" || type == "progress" ||
+         type == "attachment" || type == "summary" || is_bookkeeping(type);
+}
+
+std::string string_or_empty(const JsonValue& object, std::string_view key, std::string_view path) {
+  return std::string(optional_string(object, key, path).value_or(""));
+}
+
+void decode_envelope(const JsonValue& object, const std::string& path, Message& message) {
+  Envelope& e = message.envelope;
+  e.uuid = string_or_empty(object, "uuid", path);
+  e.parent_uuid = string_or_empty(object, "parentUuid", path);
+  e.logical_parent_uuid = string_or_empty(object, "logicalParentUuid", path);
+  e.session_id = string_or_empty(object, "sessionId", path);
+  e.request_id = string_or_empty(object, "requestId", path);
+  e.is_sidechain = optional_bool(object, "isSidechain", path).value_or(false);
+  e.is_meta = optional_bool(object, "isMeta", path).value_or(false);
+  e.is_compact_summary = optional_bool(object, "isCompactSummary", path).value_or(false);
+  e.is_virtual = optional_bool(object, "isVirtual", path).value_or(false);
+  e.is_api_error = optional_bool(object, "isApiErrorMessage", path).value_or(false);
+  message.timestamp = string_or_empty(object, "timestamp", path);
+  message.id = e.uuid;
+}
+
+void decode_record(const JsonValue& object, const std::string& path, Message& message) {
+  auto type = optional_string(object, "type", path);
+  message.record_type = std::string(type.value_or(""));
+  message.role = Role::none;
+  message.content.form = Content::Form::absent;
+  decode_envelope(object, path, message);
+  std::string_view t = type.value_or("");
+  if (t == "user" || t == "assistant") {
+    message.kind = Kind::turn;
+    message.role = t == "user" ? Role::user : Role::assistant;
+    const JsonValue* inner = optional_object(object, "message", path);
+    if (inner == nullptr) {
+      throw DecodeError(path, fmt::format("{} record has no \"message\"", t));
+    }
+    std::string inner_path = member_path(path, "message");
+    decode_anthropic_content(find_member(*inner, "content"), member_path(inner_path, "content"),
+                             message.source, message.content);
+    decode_anthropic_response_fields(*inner, inner_path, message);
+    message.envelope.is_api_error |= message.envelope.model == "<synthetic>";
+  } else if (t == "system") {
+    message.kind = Kind::event;
+    message.envelope.subtype = string_or_empty(object, "subtype", path);
+    message.envelope.tool_use_id = string_or_empty(object, "toolUseID", path);
+    if (auto content = optional_string(object, "content", path)) {
+      message.content.form = Content::Form::string;
+      message.content.text = std::string(*content);
+    }
+  } else if (t == "progress") {
+    message.kind = Kind::progress;
+    if (const JsonValue* data = optional_object(object, "data", path)) {
+      message.envelope.subtype = string_or_empty(*data, "type", member_path(path, "data"));
+    }
+    message.envelope.tool_use_id = string_or_empty(object, "parentToolUseID", path);
+  } else if (t == "attachment") {
+    message.kind = Kind::attachment;
+    if (const JsonValue* attachment = optional_object(object, "attachment", path)) {
+      message.envelope.subtype =
+          string_or_empty(*attachment, "type", member_path(path, "attachment"));
+    }
+  } else if (t == "summary") {
+    message.kind = Kind::summary;
+    if (auto summary = optional_string(object, "summary", path)) {
+      message.content.form = Content::Form::string;
+      message.content.text = std::string(*summary);
+    }
+    message.envelope.leaf_uuid = string_or_empty(object, "leafUuid", path);
+  } else if (is_bookkeeping(t)) {
+    message.kind = Kind::bookkeeping;
+  } else {
+    message.kind = Kind::unknown;
+  }
+}
+
+class ClaudeCodeDecoder final : public Decoder {
+ public:
+  void decode(Record&& record, std::vector<Message>& out) override {
+    const JsonValue& root = record.source->doc;
+    if (!root.IsObject()) {
+      wrong_type("", "a JSON object", root);
+    }
+    const JsonValue* loglines = find_member(root, "loglines");
+    if (loglines != nullptr && loglines->IsArray() && find_member(root, "type") == nullptr) {
+      Location where = record.where;
+      auto container = make_container(Format::claude_code, std::move(record), "loglines");
+      const JsonValue& lines = *find_member(container->source->doc, "loglines");
+      for (rapidjson::SizeType i = 0; i < lines.Size(); ++i) {
+        std::string path = fmt::format("/loglines/{}", i);
+        if (!lines[i].IsObject()) {
+          wrong_type(path, "a record (an object)", lines[i]);
+        }
+        Message message = begin_contained(container, where, i, &lines[i]);
+        decode_record(lines[i], path, message);
+        out.push_back(std::move(message));
+      }
+      container->size = lines.Size();
+      return;
+    }
+    Message message = begin_message(Format::claude_code, record, &root);
+    decode_record(root, "", message);
+    message.raw = std::move(record.raw);
+    out.push_back(std::move(message));
+  }
+};
+
+class ClaudeCodeEncoder final : public EncoderBase {
+ public:
+  explicit ClaudeCodeEncoder(LossReport& loss) : EncoderBase(Format::claude_code, loss) {}
+
+ protected:
+  void encode(const Message& message, std::vector<std::string>& values) override {
+    if (!same_format(message)) {
+      if (message.kind != Kind::turn) {
+        drop(record_noun(message), message);
+        return;
+      }
+      switch (message.role) {
+        case Role::user:
+        case Role::tool:  // tool results ride in user records
+        case Role::assistant:
+          break;
+        case Role::system:
+        case Role::developer:
+          drop("system messages", message);
+          return;
+        default:
+          drop(fmt::format("{} messages", role_name(message.role)), message);
+          return;
+      }
+      if (!message.name.empty()) {
+        drop("message names", message);
+      }
+    }
+    rapidjson::StringBuffer buffer;
+    JsonWriter writer(buffer);
+    write_record(writer, message);
+    values.emplace_back(buffer.GetString(), buffer.GetSize());
+  }
+
+ private:
+  // Writes the record: the original with the modelled members replaced when the
+  // message is a Claude Code record, otherwise a new record with what it has.
+  void write_record(JsonWriter& w, const Message& m) {
+    const bool same = same_format(m);
+    const Envelope& e = m.envelope;
+    ObjectWriter record(w, same ? m.json : nullptr);
+    const bool turn = m.kind == Kind::turn;
+    std::string_view type = m.role == Role::assistant ? "assistant" : "user";
+    if (turn) {
+      record.set_string("type", type);
+    }
+    auto set_if = [&](std::string_view key, const std::string& value) {
+      if (!value.empty()) {
+        record.set_string(key, value);
+      }
+    };
+    auto set_flag = [&](std::string_view key, bool value) {
+      if (value || record.original_has(key)) {
+        record.set_bool(key, value);
+      }
+    };
+    set_if("parentUuid", e.parent_uuid);
+    set_flag("isSidechain", e.is_sidechain);
+    set_if("sessionId", e.session_id);
+    set_if("timestamp", m.timestamp);
+    set_flag("isMeta", e.is_meta);
+    set_if("uuid", e.uuid);
+    DropFn drop_block = [&](std::string_view what) { drop(what, m); };
+    if (turn) {
+      const JsonValue* inner = same ? find_member(*m.json, "message") : nullptr;
+      record.set("message", [&, inner, type](JsonWriter& writer) {
+        ObjectWriter message(writer, inner);
+        message.set_string("role", type);
+        if (m.content.form == Content::Form::absent) {
+          message.remove("content");
+        } else {
+          bool keep = uses_anthropic_blocks(m.origin);
+          message.set("content", [&](JsonWriter& cw) {
+            write_anthropic_content(cw, m.content, keep, drop_block);
+          });
+        }
+        if (inner == nullptr && m.role == Role::assistant) {
+          if (!e.message_id.empty()) {
+            message.set_string("id", e.message_id);
+          }
+          if (!e.model.empty()) {
+            message.set_string("model", e.model);
+          }
+          if (!e.stop_reason.empty()) {
+            message.set_string("stop_reason", e.stop_reason);
+          }
+        }
+        message.write();
+      });
+    } else if (m.kind == Kind::summary && m.content.is_string()) {
+      record.set_string("summary", m.content.text);
+    } else if (m.kind == Kind::event && m.content.is_string()) {
+      record.set_string("content", m.content.text);
+    }
+    record.write();
+  }
+};
+
+}  // namespace
+
+int sniff_claude_code(const JsonValue& record) {
+  if (!record.IsObject()) {
+    return 0;
+  }
+  if (const JsonValue* loglines = find_member(record, "loglines");
+      loglines != nullptr && loglines->IsArray()) {
+    return 10;
+  }
+  auto type = string_member(record, "type");
+  if (!type) {
+    return find_member(record, "role") != nullptr ? -1 : 0;
+  }
+  if (*type == "user" || *type == "assistant") {
+    const JsonValue* message = find_member(record, "message");
+    return message != nullptr && message->IsObject() ? 10 : -1;
+  }
+  if (is_claude_code_type(*type)) {
+    return find_member(record, "role") != nullptr ? -1 : 5;
+  }
+  return find_member(record, "role") != nullptr ? -1 : 0;
+}
+
+std::unique_ptr<Decoder> make_claude_code_decoder() {
+  return std::make_unique<ClaudeCodeDecoder>();
+}
+
+std::unique_ptr<Encoder> make_claude_code_encoder(LossReport& loss) {
+  return std::make_unique<ClaudeCodeEncoder>(loss);
+}
+
+}  // namespace convo

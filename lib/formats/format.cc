@@ -1,0 +1,466 @@
+#include "formats/format.h"
+
+#include <fmt/format.h>
+
+#include <rapidjson/reader.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "formats/anthropic.h"
+#include "formats/claude_code.h"
+#include "formats/openai.h"
+#include "io/output.h"
+
+namespace convo {
+
+// --- Paths ---
+
+std::string readable_path(std::string_view pointer) {
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < pointer.size()) {
+    // Each step is "/name"; names of digits only are array indexes.
+    std::size_t next = pointer.find('/', pos + 1);
+    std::string_view step = pointer.substr(pos + 1, next == std::string_view::npos
+                                                         ? std::string_view::npos
+                                                         : next - pos - 1);
+    bool index = !step.empty() && std::all_of(step.begin(), step.end(),
+                                              [](char c) { return c >= '0' && c <= '9'; });
+    if (index) {
+      out += fmt::format("[{}]", step);
+    } else {
+      if (!out.empty()) {
+        out += '.';
+      }
+      out += step;
+    }
+    if (next == std::string_view::npos) {
+      break;
+    }
+    pos = next;
+  }
+  return out;
+}
+
+namespace {
+
+// Follows SAX events, keeping the JSON pointer of the current position, and stops
+// when it reaches `target`.
+class PointerFinder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, PointerFinder> {
+ public:
+  PointerFinder(std::string_view target, const rapidjson::StringStream& stream)
+      : m_target(target), m_stream(stream) {}
+
+  bool Default() { return value_done(false); }
+  bool String(const char*, rapidjson::SizeType, bool) { return value_done(false); }
+  bool StartObject() {
+    if (!value_start(true)) {
+      return false;
+    }
+    m_frames.push_back({true, 0, m_path.size()});
+    return true;
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool) {
+    Frame& frame = m_frames.back();
+    m_path.resize(frame.base);
+    m_path += '/';
+    m_path.append(s, n);
+    if (m_path == m_target) {
+      // Point at the key's opening quote: scan back over the key just read.
+      std::size_t end = m_stream.Tell();
+      std::size_t start = end == 0 ? 0 : end - 1;
+      while (start > 0 && !(m_raw_begin[start] == '"' && m_raw_begin[start - 1] != '\\')) {
+        --start;
+      }
+      m_found = start;
+      return false;
+    }
+    return true;
+  }
+  bool EndObject(rapidjson::SizeType) { return end_container(); }
+  bool StartArray() {
+    if (!value_start(true)) {
+      return false;
+    }
+    m_frames.push_back({false, 0, m_path.size()});
+    enter_element();
+    return true;
+  }
+  bool EndArray(rapidjson::SizeType) { return end_container(); }
+
+  void set_raw(const char* raw) { m_raw_begin = raw; }
+  std::optional<std::size_t> found() const { return m_found; }
+
+ private:
+  struct Frame {
+    bool object;
+    std::size_t index;
+    std::size_t base;  // m_path length of the container itself
+  };
+
+  void enter_element() {
+    Frame& frame = m_frames.back();
+    m_path.resize(frame.base);
+    m_path += fmt::format("/{}", frame.index);
+  }
+  bool value_start(bool container) {
+    if (container && m_path == m_target) {
+      m_found = m_stream.Tell() == 0 ? 0 : m_stream.Tell() - 1;
+      return false;
+    }
+    return true;
+  }
+  bool value_done(bool) {
+    if (m_path == m_target) {
+      m_found = m_stream.Tell();
+      return false;
+    }
+    advance();
+    return true;
+  }
+  bool end_container() {
+    m_path.resize(m_frames.back().base);
+    m_frames.pop_back();
+    advance();
+    return true;
+  }
+  void advance() {
+    if (!m_frames.empty() && !m_frames.back().object) {
+      ++m_frames.back().index;
+      enter_element();
+    }
+  }
+
+  std::string_view m_target;
+  const rapidjson::StringStream& m_stream;
+  const char* m_raw_begin = nullptr;
+  std::string m_path;
+  std::vector<Frame> m_frames;
+  std::optional<std::size_t> m_found;
+};
+
+}  // namespace
+
+std::optional<std::size_t> locate_json_pointer(const std::string& raw, std::string_view pointer) {
+  if (pointer.empty()) {
+    return 0;
+  }
+  rapidjson::StringStream stream(raw.c_str());
+  PointerFinder finder(pointer, stream);
+  finder.set_raw(raw.c_str());
+  rapidjson::Reader reader;
+  // Iterative: the finder runs on raw text that has already passed the depth check,
+  // but it must not recurse on it either way.
+  reader.Parse<rapidjson::kParseStopWhenDoneFlag | rapidjson::kParseIterativeFlag>(stream, finder);
+  return finder.found();
+}
+
+// --- Decoding helpers ---
+
+Message begin_message(Format format, const Record& record, const JsonValue* json) {
+  Message message;
+  message.origin = format;
+  message.where = record.where;
+  message.source = record.source;
+  message.json = json;
+  return message;
+}
+
+std::shared_ptr<Container> make_container(Format format, Record&& record, std::string array_key,
+                                          std::string wrapper_key, bool system_slot) {
+  auto container = std::make_shared<Container>();
+  container->format = format;
+  container->raw = std::move(record.raw);
+  container->source = record.source;
+  container->array_key = std::move(array_key);
+  container->wrapper_key = std::move(wrapper_key);
+  container->system_slot = system_slot;
+  return container;
+}
+
+Message begin_contained(const std::shared_ptr<Container>& container, const Location& where,
+                        std::size_t slot, const JsonValue* json) {
+  Message message;
+  message.origin = container->format;
+  message.where = where;
+  message.source = container->source;
+  message.json = json;
+  message.container = container;
+  message.slot = slot;
+  return message;
+}
+
+std::string record_noun(const Message& message) {
+  if (!message.record_type.empty()) {
+    return fmt::format("{} records", message.record_type);
+  }
+  return fmt::format("{} records", kind_name(message.kind));
+}
+
+// --- LossReport ---
+
+void LossReport::drop(Format target, std::string_view what, const Location& where) {
+  if (m_strict) {
+    throw Error(where, fmt::format("{} cannot hold {} (--strict)", format_name(target), what));
+  }
+  for (Entry& entry : m_entries) {
+    if (entry.target == target && entry.what == what) {
+      ++entry.count;
+      return;
+    }
+  }
+  m_entries.push_back(Entry{target, std::string(what), 1});
+}
+
+std::string LossReport::summary() const {
+  std::string out;
+  std::vector<Format> targets;
+  for (const Entry& entry : m_entries) {
+    if (std::find(targets.begin(), targets.end(), entry.target) == targets.end()) {
+      targets.push_back(entry.target);
+    }
+  }
+  for (Format target : targets) {
+    if (!out.empty()) {
+      out += "; ";
+    }
+    out += fmt::format("{} cannot hold", format_name(target));
+    bool first = true;
+    for (const Entry& entry : m_entries) {
+      if (entry.target == target) {
+        out += fmt::format("{} {} ({})", first ? "" : ",", entry.what, entry.count);
+        first = false;
+      }
+    }
+  }
+  return out;
+}
+
+// --- EncoderBase ---
+
+void EncoderBase::write(Message&& message, Output& out) {
+  if (m_container && message.container != m_container) {
+    close_container(out);
+  }
+  if (message.kind == Kind::invalid) {
+    out.write_line(message.raw);
+    return;
+  }
+  if (message.container && message.container->format == m_format) {
+    m_container = message.container;
+    m_held.push_back(std::move(message));
+    return;
+  }
+  if ((message.origin == m_format || message.origin == Format::none) && !message.modified &&
+      !message.raw.empty()) {
+    out.write_line(message.raw);
+    return;
+  }
+  m_values.clear();
+  encode(message, m_values);
+  for (const std::string& value : m_values) {
+    out.write_line(value);
+  }
+}
+
+void EncoderBase::finish(Output& out) {
+  if (m_container) {
+    close_container(out);
+  }
+}
+
+// Writes the open container: its original bytes when every message came back
+// unchanged and in place, else the document rebuilt around the messages as they are
+// now (members other than the messages are copied from the original).
+void EncoderBase::close_container(Output& out) {
+  const Container& container = *m_container;
+  bool intact = m_held.size() == container.size;
+  for (std::size_t i = 0; intact && i < m_held.size(); ++i) {
+    intact = !m_held[i].modified && m_held[i].slot == i;
+  }
+  if (intact) {
+    out.write_line(container.raw);
+    m_held.clear();
+    m_container.reset();
+    return;
+  }
+
+  const JsonValue& root = container.source->doc;
+  const JsonValue* array = container.array_key.empty() ? &root : find_member(root, container.array_key);
+  auto value_of = [&](const Message& message, std::vector<std::string>& values) {
+    values.clear();
+    if (!message.modified && message.json != nullptr) {
+      values.push_back(to_json(*message.json));
+    } else {
+      encode(message, values);
+    }
+  };
+
+  rapidjson::StringBuffer buffer;
+  JsonWriter writer(buffer);
+  auto write_messages = [&] {
+    writer.StartArray();
+    for (const Message& message : m_held) {
+      if (container.system_slot && message.slot == 0) {
+        continue;
+      }
+      value_of(message, m_values);
+      const JsonValue* element = nullptr;
+      std::size_t index = container.system_slot ? message.slot - 1 : message.slot;
+      if (!container.wrapper_key.empty() && array != nullptr && array->IsArray() &&
+          index < array->Size()) {
+        element = &(*array)[static_cast<rapidjson::SizeType>(index)];
+      }
+      for (const std::string& value : m_values) {
+        if (element == nullptr || !element->IsObject()) {
+          writer.RawValue(value.data(), value.size(), rapidjson::kObjectType);
+          continue;
+        }
+        writer.StartObject();
+        for (const auto& member : element->GetObject()) {
+          writer.Key(member.name.GetString(), member.name.GetStringLength());
+          if (view_of(member.name) == container.wrapper_key) {
+            writer.RawValue(value.data(), value.size(), rapidjson::kObjectType);
+          } else {
+            member.value.Accept(writer);
+          }
+        }
+        writer.EndObject();
+      }
+    }
+    writer.EndArray();
+  };
+
+  if (container.array_key.empty()) {
+    write_messages();
+  } else {
+    writer.StartObject();
+    for (const auto& member : root.GetObject()) {
+      std::string_view key = view_of(member.name);
+      if (key == container.array_key) {
+        writer.Key(member.name.GetString(), member.name.GetStringLength());
+        write_messages();
+      } else if (container.system_slot && key == "system") {
+        // The system prompt is slot 0; it is left out when a stage dropped it.
+        auto system = std::find_if(m_held.begin(), m_held.end(),
+                                   [](const Message& m) { return m.slot == 0; });
+        if (system == m_held.end()) {
+          continue;
+        }
+        writer.Key(member.name.GetString(), member.name.GetStringLength());
+        if (!system->modified) {
+          member.value.Accept(writer);
+        } else {
+          value_of(*system, m_values);
+          JsonDoc encoded;
+          const JsonValue* content = nullptr;
+          if (!m_values.empty() && !parse_json(m_values.front(), encoded)) {
+            content = find_member(encoded, "content");
+          }
+          if (content != nullptr) {
+            content->Accept(writer);
+          } else {
+            writer.String("");
+          }
+        }
+      } else {
+        writer.Key(member.name.GetString(), member.name.GetStringLength());
+        member.value.Accept(writer);
+      }
+    }
+    writer.EndObject();
+  }
+  out.write_line(std::string_view(buffer.GetString(), buffer.GetSize()));
+  m_held.clear();
+  m_container.reset();
+}
+
+// --- Registry ---
+
+namespace {
+
+const FormatInfo k_formats[] = {
+    {Format::claude_code, "claude-code",
+     "Claude Code session logs (~/.claude/projects/*/*.jsonl), also {\"loglines\": [...]}",
+     sniff_claude_code, make_claude_code_decoder, make_claude_code_encoder},
+    {Format::anthropic, "anthropic",
+     "Anthropic Messages API messages, one per line; request bodies as input",
+     sniff_anthropic, make_anthropic_decoder, make_anthropic_encoder},
+    {Format::openai, "openai",
+     "OpenAI Chat Completions messages, one per line; request and response bodies as input",
+     sniff_openai, make_openai_decoder, make_openai_encoder},
+};
+
+// When two formats score the same, the earlier one here wins: a file of plain
+// {"role","content"} lines is read as OpenAI chat, the most common such file.
+constexpr Format k_detect_priority[] = {Format::openai, Format::anthropic, Format::claude_code};
+
+}  // namespace
+
+std::span<const FormatInfo> all_formats() { return k_formats; }
+
+const FormatInfo& format_info(Format format) {
+  for (const FormatInfo& info : k_formats) {
+    if (info.format == format) {
+      return info;
+    }
+  }
+  throw std::logic_error("internal error: unknown format");
+}
+
+std::string_view format_name(Format format) {
+  if (format == Format::none) {
+    return "unknown";
+  }
+  return format_info(format).name;
+}
+
+std::optional<Format> parse_format(std::string_view name) {
+  for (const FormatInfo& info : k_formats) {
+    if (info.name == name) {
+      return info.format;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string format_names() {
+  std::string out;
+  for (const FormatInfo& info : k_formats) {
+    if (!out.empty()) {
+      out += ", ";
+    }
+    out += info.name;
+  }
+  return out;
+}
+
+std::optional<Format> detect_format(std::span<const JsonValue* const> records) {
+  // Evidence adds up; a record that contradicts a format counts heavily against it
+  // but does not rule it out, since logs hold the odd broken record.
+  constexpr int k_contradiction = 10;
+  std::optional<Format> best;
+  int best_score = INT_MIN;
+  for (Format format : k_detect_priority) {
+    const FormatInfo& info = format_info(format);
+    int score = 0;
+    for (const JsonValue* record : records) {
+      int s = info.sniff(*record);
+      score += s < 0 ? -k_contradiction : s;
+    }
+    if (score > best_score) {
+      best = format;
+      best_score = score;
+    }
+  }
+  if (best_score < 0) {
+    return std::nullopt;
+  }
+  if (best_score == 0) {
+    return Format::none;  // records of no known format: they pass through as they are
+  }
+  return best;
+}
+
+}  // namespace convo

@@ -1,0 +1,186 @@
+// The transcript formats convo reads and writes, and the interfaces every format
+// implements: detect (how much a record looks like the format), decode (JSON ->
+// Message) and encode (Message -> JSON). One file per format implements them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/record_reader.h"
+#include "message.h"
+
+namespace convo {
+
+class Output;
+
+enum class Format : std::uint8_t {
+  none = 0,  // no known format: records are kept as they are and written through
+  claude_code,
+  anthropic,
+  openai,
+};
+
+// A record that is valid JSON but not a valid record of the format. `path` is a
+// JSON pointer to the offending value ("/message/content/0/text").
+class DecodeError : public std::exception {
+ public:
+  DecodeError(std::string path, std::string message)
+      : m_path(std::move(path)), m_message(std::move(message)) {}
+  const std::string& path() const { return m_path; }
+  const std::string& message() const { return m_message; }
+  const char* what() const noexcept override { return m_message.c_str(); }
+
+ private:
+  std::string m_path;
+  std::string m_message;
+};
+
+// A JSON pointer shown the way a user reads it: "/message/content/0/text" ->
+// "message.content[0].text".
+std::string readable_path(std::string_view pointer);
+
+// The byte offset in `raw` of the value at JSON pointer `pointer` (of its member key
+// when the last step is a key), or nullopt when it is not found.
+std::optional<std::size_t> locate_json_pointer(const std::string& raw, std::string_view pointer);
+
+// A multi-message document: a request body, a response with choices, a
+// `{"loglines": [...]}` file, or a top-level JSON array of records. Its messages
+// point here so that a writer of the same format can put them back in place.
+struct Container {
+  Format format{};
+  std::string raw;                        // the document's bytes
+  std::shared_ptr<const Source> source;   // the parsed document
+  std::string array_key;    // member holding the messages; empty for a top-level array
+  std::string wrapper_key;  // each element holds its message under this key ("message")
+  std::size_t size = 0;     // messages decoded from it, `system` included
+  bool system_slot = false; // Anthropic request: slot 0 is the top-level `system`
+};
+
+// What an encoder could not write in its format. Counts are reported once, at the
+// end; with `strict`, the first loss is an error.
+class LossReport {
+ public:
+  explicit LossReport(bool strict = false) : m_strict(strict) {}
+
+  // `target` cannot hold `what` (a plural noun phrase: "thinking blocks"), found in
+  // the message at `where`. Throws convo::Error under --strict.
+  void drop(Format target, std::string_view what, const Location& where);
+
+  bool empty() const { return m_entries.empty(); }
+  // "openai cannot hold thinking blocks (3), progress records (12); anthropic ..."
+  std::string summary() const;
+
+ private:
+  struct Entry {
+    Format target;
+    std::string what;
+    std::uint64_t count;
+  };
+  bool m_strict;
+  std::vector<Entry> m_entries;
+};
+
+// Turns records of one format into messages.
+class Decoder {
+ public:
+  virtual ~Decoder() = default;
+  // Decodes `record` (valid JSON) into zero or more messages appended to `out`.
+  // Throws DecodeError when the record does not fit the format.
+  virtual void decode(Record&& record, std::vector<Message>& out) = 0;
+};
+
+// A message of `format` decoded from `record`, whose JSON object is `json`:
+// provenance filled in, content and fields still to be decoded.
+Message begin_message(Format format, const Record& record, const JsonValue* json);
+
+// Takes over `record` as a container of `format`. The caller decodes its messages
+// with `begin_contained`, then sets `size`.
+std::shared_ptr<Container> make_container(Format format, Record&& record, std::string array_key,
+                                          std::string wrapper_key = "", bool system_slot = false);
+
+// A message at `slot` of `container`, whose JSON object is `json`.
+Message begin_contained(const std::shared_ptr<Container>& container, const Location& where,
+                        std::size_t slot, const JsonValue* json);
+
+// A record's messages that are not conversation turns cannot go into a format that
+// has only turns: "progress records", "summary records".
+std::string record_noun(const Message& message);
+
+// Turns messages into JSON values of one format. `EncoderBase` below does the parts
+// every format shares; a format implements `encode`.
+class Encoder {
+ public:
+  virtual ~Encoder() = default;
+  // Writes `message`: its original bytes when it is unchanged and of this format,
+  // otherwise its encoding.
+  virtual void write(Message&& message, Output& out) = 0;
+  // Writes anything held back (an open container). Called at the end of each input.
+  virtual void finish(Output& out) = 0;
+};
+
+class EncoderBase : public Encoder {
+ public:
+  EncoderBase(Format format, LossReport& loss) : m_format(format), m_loss(loss) {}
+
+  void write(Message&& message, Output& out) final;
+  void finish(Output& out) final;
+
+ protected:
+  // Appends to `values` the compact JSON of each record `message` becomes in this
+  // format: usually one, none when the format cannot hold it (after reporting the
+  // loss), several when the format splits it (OpenAI tool results).
+  virtual void encode(const Message& message, std::vector<std::string>& values) = 0;
+
+  // Reports that this format cannot hold `what` from `message`.
+  void drop(std::string_view what, const Message& message) {
+    m_loss.drop(m_format, what, message.where);
+  }
+  Format format() const { return m_format; }
+  // True when `message` was decoded from this format and its JSON can be patched.
+  bool same_format(const Message& message) const {
+    return message.origin == m_format && message.json != nullptr;
+  }
+
+ private:
+  void close_container(Output& out);
+
+  Format m_format;
+  LossReport& m_loss;
+  std::shared_ptr<const Container> m_container;  // the open container of this format
+  std::vector<Message> m_held;                    // its messages seen so far
+  std::vector<std::string> m_values;              // scratch
+};
+
+// Everything convo knows about one format.
+struct FormatInfo {
+  Format format;
+  std::string_view name;         // as on the command line: "claude-code"
+  std::string_view description;  // one line for --help
+  // How much `record` looks like this format: negative = it cannot be, 0 = no
+  // evidence either way, positive = evidence for.
+  int (*sniff)(const JsonValue& record);
+  std::unique_ptr<Decoder> (*make_decoder)();
+  std::unique_ptr<Encoder> (*make_encoder)(LossReport& loss);
+};
+
+// Every format, in the order --help lists them.
+std::span<const FormatInfo> all_formats();
+const FormatInfo& format_info(Format format);
+std::string_view format_name(Format format);
+// The format called `name`, or nullopt.
+std::optional<Format> parse_format(std::string_view name);
+// "claude-code, anthropic, openai"
+std::string format_names();
+
+// Picks the format of a file from its first records: the format whose sniff scores
+// add up highest. Format::none when nothing speaks for any format (records that are
+// not transcripts pass through unchanged); nullopt when every format is
+// contradicted more than supported.
+std::optional<Format> detect_format(std::span<const JsonValue* const> records);
+
+}  // namespace convo

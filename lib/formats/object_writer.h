@@ -1,0 +1,54 @@
+// Writes a JSON object that keeps an original object's members, in their order, with
+// the members a format models replaced by the model's values. This is how a changed
+// message keeps every field convo does not understand.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "json.h"
+
+namespace convo {
+
+class ObjectWriter {
+ public:
+  using WriteFn = std::function<void(JsonWriter&)>;
+
+  // `original` may be null (a fresh object) and must otherwise be an object.
+  ObjectWriter(JsonWriter& writer, const JsonValue* original);
+
+  // Member `key` gets the value `write` produces. It takes the original member's
+  // place when there is one, else it follows the original members in call order.
+  ObjectWriter& set(std::string_view key, WriteFn write);
+  ObjectWriter& set_string(std::string_view key, std::string_view value);
+  ObjectWriter& set_bool(std::string_view key, bool value);
+  ObjectWriter& set_int(std::string_view key, std::int64_t value);
+  // `json` must be valid JSON text.
+  ObjectWriter& set_raw(std::string_view key, std::string_view json);
+  ObjectWriter& set_null(std::string_view key);
+  // Member `key` is left out even when the original has it.
+  ObjectWriter& remove(std::string_view key);
+
+  // True when the original object has member `key`.
+  bool original_has(std::string_view key) const;
+
+  // Writes the object. Call once.
+  void write();
+
+ private:
+  struct Entry {
+    std::string_view key;
+    WriteFn write;  // empty: remove
+    bool used = false;
+  };
+  Entry* find(std::string_view key);
+
+  JsonWriter& m_writer;
+  const JsonValue* m_original;
+  std::vector<Entry> m_entries;
+};
+
+}  // namespace convo

@@ -1,0 +1,697 @@
+#include "formats/openai.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "formats/fields.h"
+#include "formats/object_writer.h"
+
+namespace convo {
+
+namespace {
+
+// --- Detection ---
+
+int sniff_part(const JsonValue& part) {
+  auto type = string_member(part, "type");
+  if (!type) {
+    return 0;
+  }
+  if (*type == "image_url" || *type == "input_audio" || *type == "file" || *type == "refusal") {
+    return 3;
+  }
+  // "thinking" parts are a provider extension (Mistral), not evidence against.
+  if (*type == "tool_use" || *type == "tool_result" || *type == "redacted_thinking" ||
+      *type == "document" || *type == "image") {
+    return -1;
+  }
+  return 0;
+}
+
+int sniff_message(const JsonValue& message) {
+  if (!message.IsObject()) {
+    return 0;
+  }
+  auto role = string_member(message, "role");
+  if (!role) {
+    bool claude_code = find_member(message, "message") != nullptr ||
+                       find_member(message, "uuid") != nullptr ||
+                       find_member(message, "sessionId") != nullptr;
+    return claude_code ? -1 : 0;
+  }
+  if (auto type = string_member(message, "type"); type && *type == "message") {
+    return -1;  // an Anthropic response
+  }
+  int score = 1;
+  if (*role == "tool" || *role == "developer" || *role == "function") {
+    score += 5;
+  }
+  if (find_member(message, "tool_calls") != nullptr ||
+      find_member(message, "tool_call_id") != nullptr) {
+    score += 5;
+  }
+  if (const JsonValue* content = find_member(message, "content");
+      content != nullptr && content->IsArray()) {
+    for (const JsonValue& part : content->GetArray()) {
+      int s = sniff_part(part);
+      if (s < 0) {
+        return -1;
+      }
+      score += s;
+    }
+  }
+  return score;
+}
+
+int sniff_messages(const JsonValue& array) {
+  int score = 0;
+  rapidjson::SizeType n = std::min<rapidjson::SizeType>(array.Size(), 32);
+  for (rapidjson::SizeType i = 0; i < n; ++i) {
+    int s = sniff_message(array[i]);
+    if (s < 0) {
+      return -1;
+    }
+    score += s;
+  }
+  return score;
+}
+
+const JsonValue* array_member(const JsonValue& object, std::string_view key) {
+  const JsonValue* value = find_member(object, key);
+  return value != nullptr && value->IsArray() ? value : nullptr;
+}
+
+// --- Decoding ---
+
+void decode_part(const JsonValue& part, const std::string& path,
+                 const std::shared_ptr<const Source>& owner, Block& block) {
+  block.json = &part;
+  block.json_owner = owner;
+  if (part.IsString()) {
+    block.type = BlockType::text;
+    block.text = std::string(view_of(part));
+    return;
+  }
+  if (!part.IsObject()) {
+    wrong_type(path, "a content part (an object)", part);
+  }
+  auto type = optional_string(part, "type", path);
+  if (!type) {
+    block.type = BlockType::unknown;
+    return;
+  }
+  block.type_name = std::string(*type);
+  if (*type == "text") {
+    block.type = BlockType::text;
+    block.text = std::string(required_string(part, "text", path, "text part"));
+  } else if (*type == "image_url") {
+    block.type = BlockType::image;
+    const JsonValue* image = find_member(part, "image_url");
+    if (image != nullptr && image->IsString()) {
+      block.source = MediaSource::from_url(view_of(*image));
+    } else if (image != nullptr && image->IsObject()) {
+      std::string image_path = member_path(path, "image_url");
+      block.source = MediaSource::from_url(required_string(*image, "url", image_path, "image_url"));
+    } else {
+      throw DecodeError(path, "image_url part has no \"image_url\"");
+    }
+  } else if (*type == "input_audio") {
+    block.type = BlockType::audio;
+    if (const JsonValue* audio = optional_object(part, "input_audio", path)) {
+      std::string audio_path = member_path(path, "input_audio");
+      block.source.type = MediaSource::Type::base64;
+      block.source.data = std::string(optional_string(*audio, "data", audio_path).value_or(""));
+      block.source.media_type =
+          "audio/" + std::string(optional_string(*audio, "format", audio_path).value_or("wav"));
+    }
+  } else if (*type == "file") {
+    block.type = BlockType::file;
+    if (const JsonValue* file = optional_object(part, "file", path)) {
+      std::string file_path = member_path(path, "file");
+      if (auto data = optional_string(*file, "file_data", file_path)) {
+        block.source = MediaSource::from_url(*data);
+      } else if (auto id = optional_string(*file, "file_id", file_path)) {
+        block.source.type = MediaSource::Type::file_id;
+        block.source.data = std::string(*id);
+      }
+      block.name = std::string(optional_string(*file, "filename", file_path).value_or(""));
+    }
+  } else {
+    block.type = BlockType::unknown;
+  }
+}
+
+void decode_content(const JsonValue* value, const std::string& path,
+                    const std::shared_ptr<const Source>& owner, Content& out) {
+  if (value == nullptr) {
+    out.form = Content::Form::absent;
+    return;
+  }
+  if (value->IsNull()) {
+    out.form = Content::Form::null;
+    return;
+  }
+  if (value->IsString()) {
+    out.form = Content::Form::string;
+    out.text = std::string(view_of(*value));
+    return;
+  }
+  if (!value->IsArray()) {
+    wrong_type(path, "a string, null or an array of content parts", *value);
+  }
+  out.form = Content::Form::blocks;
+  out.blocks.resize(value->Size());
+  for (rapidjson::SizeType i = 0; i < value->Size(); ++i) {
+    decode_part((*value)[i], fmt::format("{}/{}", path, i), owner, out.blocks[i]);
+  }
+}
+
+void decode_role(std::string_view role, Message& message) {
+  static constexpr std::pair<std::string_view, Role> k_roles[] = {
+      {"system", Role::system}, {"developer", Role::developer}, {"user", Role::user},
+      {"assistant", Role::assistant}, {"tool", Role::tool},    {"function", Role::function},
+  };
+  for (const auto& [name, value] : k_roles) {
+    if (name == role) {
+      message.role = value;
+      return;
+    }
+  }
+  message.role = Role::custom;
+  message.custom_role = std::string(role);
+}
+
+void decode_tool_calls(const JsonValue& object, const std::string& path,
+                       const std::shared_ptr<const Source>& owner, Content& content) {
+  const JsonValue* calls = find_member(object, "tool_calls");
+  if (calls == nullptr || calls->IsNull()) {
+    return;
+  }
+  std::string calls_path = member_path(path, "tool_calls");
+  if (!calls->IsArray()) {
+    wrong_type(calls_path, "an array of tool calls", *calls);
+  }
+  if (content.form == Content::Form::string) {
+    std::string text = std::move(content.text);
+    content.text.clear();
+    if (!text.empty()) {
+      content.blocks.push_back(Block::make_text(std::move(text)));
+    }
+  }
+  content.form = Content::Form::blocks;
+  for (rapidjson::SizeType i = 0; i < calls->Size(); ++i) {
+    const JsonValue& call = (*calls)[i];
+    std::string call_path = fmt::format("{}/{}", calls_path, i);
+    if (!call.IsObject()) {
+      wrong_type(call_path, "a tool call (an object)", call);
+    }
+    Block block;
+    block.type = BlockType::tool_use;
+    block.type_name = "tool_use";
+    block.json = &call;
+    block.json_owner = owner;
+    block.id = std::string(optional_string(call, "id", call_path).value_or(""));
+    if (const JsonValue* function = optional_object(call, "function", call_path)) {
+      std::string function_path = member_path(call_path, "function");
+      block.name = std::string(optional_string(*function, "name", function_path).value_or(""));
+      const JsonValue* arguments = find_member(*function, "arguments");
+      if (arguments != nullptr && arguments->IsString()) {
+        block.input = std::string(view_of(*arguments));
+      } else if (arguments != nullptr && arguments->IsObject()) {
+        block.input_value = arguments;  // some providers send an object
+      } else if (arguments != nullptr && !arguments->IsNull()) {
+        wrong_type(member_path(function_path, "arguments"), "a JSON string", *arguments);
+      }
+    }
+    content.blocks.push_back(std::move(block));
+  }
+}
+
+void decode_message(const JsonValue& object, const std::string& path, Message& message) {
+  auto role = optional_string(object, "role", path);
+  if (!role) {
+    message.kind = Kind::unknown;
+    message.role = Role::none;
+    return;
+  }
+  decode_role(*role, message);
+  if (auto name = find_member(object, "name"); name != nullptr && name->IsString()) {
+    message.name = std::string(view_of(*name));
+  }
+  if (auto id = find_member(object, "id"); id != nullptr && id->IsString()) {
+    message.id = std::string(view_of(*id));
+  }
+  const JsonValue* content = find_member(object, "content");
+  std::string content_path = member_path(path, "content");
+  if (message.role == Role::tool) {
+    Content result;
+    decode_content(content, content_path, message.source, result);
+    std::string id(optional_string(object, "tool_call_id", path).value_or(""));
+    message.content.form = Content::Form::blocks;
+    message.content.blocks.push_back(Block::make_tool_result(std::move(id), std::move(result)));
+    return;
+  }
+  decode_content(content, content_path, message.source, message.content);
+  if (message.role == Role::assistant) {
+    decode_tool_calls(object, path, message.source, message.content);
+  }
+}
+
+class OpenAIDecoder final : public Decoder {
+ public:
+  void decode(Record&& record, std::vector<Message>& out) override {
+    const JsonValue& root = record.source->doc;
+    if (root.IsArray()) {
+      Location where = record.where;
+      auto container = make_container(Format::openai, std::move(record), "");
+      decode_elements(container, container->source->doc, "", "", where, out);
+      return;
+    }
+    if (!root.IsObject()) {
+      wrong_type("", "a JSON object", root);
+    }
+    if (const JsonValue* messages = array_member(root, "messages")) {
+      Location where = record.where;
+      auto container = make_container(Format::openai, std::move(record), "messages");
+      decode_elements(container, *messages, "/messages", "", where, out);
+      return;
+    }
+    if (const JsonValue* choices = array_member(root, "choices")) {
+      decode_response(std::move(record), *choices, out);
+      return;
+    }
+    Message message = begin_message(Format::openai, record, &root);
+    decode_message(root, "", message);
+    message.raw = std::move(record.raw);
+    out.push_back(std::move(message));
+  }
+
+ private:
+  static void decode_elements(const std::shared_ptr<Container>& container, const JsonValue& array,
+                              const std::string& path, std::string_view wrapper,
+                              const Location& where, std::vector<Message>& out) {
+    std::size_t slot = 0;
+    for (rapidjson::SizeType i = 0; i < array.Size(); ++i) {
+      std::string element_path = fmt::format("{}/{}", path, i);
+      const JsonValue* element = &array[i];
+      if (!wrapper.empty()) {
+        if (!element->IsObject()) {
+          wrong_type(element_path, "a choice (an object)", *element);
+        }
+        element = optional_object(*element, wrapper, element_path);
+        if (element == nullptr) {
+          throw DecodeError(element_path, fmt::format("choice has no \"{}\"", wrapper));
+        }
+        element_path = member_path(element_path, wrapper);
+      }
+      if (!element->IsObject()) {
+        wrong_type(element_path, "a message (an object)", *element);
+      }
+      Message message = begin_contained(container, where, slot++, element);
+      decode_message(*element, element_path, message);
+      out.push_back(std::move(message));
+    }
+    container->size = slot;
+  }
+
+  static void decode_response(Record&& record, const JsonValue& choices, std::vector<Message>& out) {
+    Location where = record.where;
+    const JsonValue& root = record.source->doc;
+    auto container = make_container(Format::openai, std::move(record), "choices", "message");
+    std::size_t first = out.size();
+    decode_elements(container, choices, "/choices", "message", where, out);
+    Usage usage;
+    if (const JsonValue* u = optional_object(root, "usage", "")) {
+      usage.input = optional_int(*u, "prompt_tokens", "/usage");
+      usage.output = optional_int(*u, "completion_tokens", "/usage");
+      usage.total = optional_int(*u, "total_tokens", "/usage");
+      if (const JsonValue* details = find_member(*u, "completion_tokens_details");
+          details != nullptr && details->IsObject()) {
+        usage.reasoning = optional_int(*details, "reasoning_tokens", "/usage/completion_tokens_details");
+      }
+      if (const JsonValue* details = find_member(*u, "prompt_tokens_details");
+          details != nullptr && details->IsObject()) {
+        usage.cache_read = optional_int(*details, "cached_tokens", "/usage/prompt_tokens_details");
+      }
+    }
+    std::string model(string_member(root, "model").value_or(""));
+    std::string id(string_member(root, "id").value_or(""));
+    for (std::size_t i = first; i < out.size(); ++i) {
+      Message& message = out[i];
+      message.usage = usage;
+      message.envelope.model = model;
+      message.envelope.message_id = id;
+      const JsonValue& choice = choices[static_cast<rapidjson::SizeType>(i - first)];
+      message.envelope.stop_reason = std::string(string_member(choice, "finish_reason").value_or(""));
+    }
+  }
+};
+
+// --- Encoding ---
+
+void write_string(JsonWriter& w, std::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+class OpenAIEncoder final : public EncoderBase {
+ public:
+  explicit OpenAIEncoder(LossReport& loss) : EncoderBase(Format::openai, loss) {}
+
+ protected:
+  void encode(const Message& message, std::vector<std::string>& values) override {
+    if (message.kind != Kind::turn) {
+      if (same_format(message)) {
+        values.push_back(to_json(*message.json));
+      } else {
+        drop(record_noun(message), message);
+      }
+      return;
+    }
+    if (message.role == Role::none) {
+      drop(record_noun(message), message);
+      return;
+    }
+    // Tool results become tool messages, one per result, ahead of what else the
+    // message holds (Anthropic puts tool results first in a user message).
+    std::vector<const Block*> rest;
+    if (message.content.is_blocks()) {
+      for (const Block& block : message.content.blocks) {
+        if (block.type == BlockType::tool_result) {
+          values.push_back(tool_message(message, block));
+        } else {
+          rest.push_back(&block);
+        }
+      }
+      if (rest.empty() && !values.empty()) {
+        return;
+      }
+    }
+    values.push_back(plain_message(message, rest));
+  }
+
+ private:
+  std::string tool_message(const Message& m, const Block& block) {
+    rapidjson::StringBuffer buffer;
+    JsonWriter writer(buffer);
+    bool patch = same_format(m) && m.role == Role::tool;
+    ObjectWriter object(writer, patch ? m.json : nullptr);
+    object.set_string("role", "tool");
+    object.set("content", [&](JsonWriter& w) { write_result_content(w, m, block.result); });
+    object.set_string("tool_call_id", block.id);
+    if (block.is_error.value_or(false)) {
+      drop("tool error flags", m);
+    }
+    if (!block.cache_control.empty()) {
+      drop("cache_control markers", m);
+    }
+    object.write();
+    return std::string(buffer.GetString(), buffer.GetSize());
+  }
+
+  void write_result_content(JsonWriter& w, const Message& m, const Content& content) {
+    switch (content.form) {
+      case Content::Form::absent:
+      case Content::Form::null:
+        w.String("");
+        return;
+      case Content::Form::string:
+        write_string(w, content.text);
+        return;
+      case Content::Form::blocks:
+        w.StartArray();
+        for (const Block& block : content.blocks) {
+          if (block.type == BlockType::text) {
+            write_text_part(w, m, block);
+          } else {
+            drop(fmt::format("{} blocks in tool results", block_type_name(block.type)), m);
+          }
+        }
+        w.EndArray();
+        return;
+    }
+  }
+
+  void write_text_part(JsonWriter& w, const Message& m, const Block& block) {
+    bool same = m.origin == Format::openai && block.json != nullptr;
+    if (same && block.json->IsString()) {
+      write_string(w, block.text);
+      return;
+    }
+    ObjectWriter part(w, same ? block.json : nullptr);
+    part.set_string("type", "text").set_string("text", block.text);
+    if (!block.cache_control.empty()) {
+      drop("cache_control markers", m);
+    }
+    part.write();
+  }
+
+  std::string plain_message(const Message& m, const std::vector<const Block*>& blocks) {
+    rapidjson::StringBuffer buffer;
+    JsonWriter writer(buffer);
+    const bool same = same_format(m);
+    ObjectWriter object(writer, same ? m.json : nullptr);
+    object.set_string("role", openai_role_name(m));
+    std::vector<const Block*> calls;
+    std::vector<const Block*> parts;
+    for (const Block* block : blocks) {
+      (block->type == BlockType::tool_use ? calls : parts).push_back(block);
+    }
+    if (!calls.empty() && m.role != Role::assistant) {
+      drop(fmt::format("tool calls in {} messages", openai_role_name(m)), m);
+      calls.clear();
+    }
+    object.set("content", [&](JsonWriter& w) { write_content(w, m, parts, !calls.empty()); });
+    if (!m.name.empty()) {
+      object.set_string("name", m.name);
+    }
+    if (!calls.empty()) {
+      object.set("tool_calls", [&](JsonWriter& w) {
+        w.StartArray();
+        for (const Block* call : calls) {
+          write_tool_call(w, m, *call);
+        }
+        w.EndArray();
+      });
+    } else if (object.original_has("tool_calls")) {
+      object.remove("tool_calls");
+    }
+    object.write();
+    return std::string(buffer.GetString(), buffer.GetSize());
+  }
+
+  void write_content(JsonWriter& w, const Message& m, const std::vector<const Block*>& parts,
+                     bool has_calls) {
+    if (!m.content.is_blocks()) {
+      if (m.content.form == Content::Form::string) {
+        write_string(w, m.content.text);
+      } else {
+        w.Null();
+      }
+      return;
+    }
+    std::vector<const Block*> kept;
+    for (const Block* block : parts) {
+      if (holdable(m, *block)) {
+        kept.push_back(block);
+      }
+    }
+    bool all_text = std::all_of(kept.begin(), kept.end(),
+                                [](const Block* b) { return b->type == BlockType::text; });
+    // Keep the original's string or null when it was one (the tool calls were folded
+    // into blocks on the way in); otherwise one text becomes a string, and several
+    // parts stay parts.
+    const JsonValue* original =
+        same_format(m) ? find_member(*m.json, "content") : nullptr;
+    bool was_text = original != nullptr && (original->IsString() || original->IsNull());
+    bool fresh_text = original == nullptr && kept.size() <= 1;
+    if (all_text && (was_text || fresh_text)) {
+      std::string text;
+      for (const Block* block : kept) {
+        text += block->text;
+      }
+      if (text.empty() && (has_calls || (original != nullptr && original->IsNull()))) {
+        w.Null();
+      } else {
+        write_string(w, text);
+      }
+      return;
+    }
+    w.StartArray();
+    for (const Block* block : kept) {
+      write_part(w, m, *block);
+    }
+    w.EndArray();
+  }
+
+  // Whether the block can be a content part of this message; reports it when not.
+  bool holdable(const Message& m, const Block& block) {
+    switch (block.type) {
+      case BlockType::text:
+        return true;
+      case BlockType::image:
+      case BlockType::audio:
+      case BlockType::file:
+      case BlockType::document:
+        if (m.role == Role::assistant) {
+          drop(fmt::format("{} blocks in assistant messages", block_type_name(block.type)), m);
+          return false;
+        }
+        if (m.origin == Format::openai && block.json != nullptr) {
+          return true;
+        }
+        if (block.source.type == MediaSource::Type::base64 ||
+            (block.source.type == MediaSource::Type::url && block.type == BlockType::image) ||
+            (block.source.type == MediaSource::Type::file_id && block.type == BlockType::file)) {
+          return true;
+        }
+        drop(fmt::format("{} blocks", block_type_name(block.type)), m);
+        return false;
+      case BlockType::unknown:
+        if (m.origin == Format::openai && block.json != nullptr) {
+          return true;
+        }
+        [[fallthrough]];
+      default:
+        drop(fmt::format("{} blocks", block.type_name.empty() ? block_type_name(block.type)
+                                                              : std::string_view(block.type_name)),
+             m);
+        return false;
+    }
+  }
+
+  void write_part(JsonWriter& w, const Message& m, const Block& block) {
+    if (block.type == BlockType::text) {
+      write_text_part(w, m, block);
+      return;
+    }
+    if (m.origin == Format::openai && block.json != nullptr) {
+      block.json->Accept(w);
+      return;
+    }
+    if (!block.cache_control.empty()) {
+      drop("cache_control markers", m);
+    }
+    const MediaSource& source = block.source;
+    w.StartObject();
+    switch (block.type) {
+      case BlockType::image:
+        w.Key("type");
+        w.String("image_url");
+        w.Key("image_url");
+        w.StartObject();
+        w.Key("url");
+        write_string(w, source.to_url());
+        w.EndObject();
+        break;
+      case BlockType::audio: {
+        std::string format = source.media_type.substr(0, 6) == "audio/"
+                                 ? source.media_type.substr(6)
+                                 : std::string("wav");
+        w.Key("type");
+        w.String("input_audio");
+        w.Key("input_audio");
+        w.StartObject();
+        w.Key("data");
+        write_string(w, source.data);
+        w.Key("format");
+        write_string(w, format);
+        w.EndObject();
+        break;
+      }
+      default:  // file or document
+        w.Key("type");
+        w.String("file");
+        w.Key("file");
+        w.StartObject();
+        if (source.type == MediaSource::Type::file_id) {
+          w.Key("file_id");
+          write_string(w, source.data);
+        } else {
+          w.Key("file_data");
+          write_string(w, source.to_url());
+        }
+        if (!block.name.empty()) {
+          w.Key("filename");
+          write_string(w, block.name);
+        }
+        w.EndObject();
+        break;
+    }
+    w.EndObject();
+  }
+
+  void write_tool_call(JsonWriter& w, const Message& m, const Block& call) {
+    bool same = m.origin == Format::openai && call.json != nullptr;
+    const JsonValue* function = same ? find_member(*call.json, "function") : nullptr;
+    ObjectWriter object(w, same ? call.json : nullptr);
+    object.set_string("id", call.id);
+    object.set_string("type", "function");
+    object.set("function", [&](JsonWriter& fw) {
+      ObjectWriter f(fw, function);
+      f.set_string("name", call.name);
+      if (!(same && call.input.empty() && call.input_value != nullptr)) {
+        std::string arguments = call.input_json();
+        f.set("arguments", [arguments](JsonWriter& aw) { write_string(aw, arguments); });
+      }
+      f.write();
+    });
+    if (!call.cache_control.empty()) {
+      drop("cache_control markers", m);
+    }
+    object.write();
+  }
+};
+
+}  // namespace
+
+int sniff_openai(const JsonValue& record) {
+  if (record.IsArray()) {
+    return sniff_messages(record);
+  }
+  if (!record.IsObject()) {
+    return 0;
+  }
+  if (const JsonValue* choices = array_member(record, "choices")) {
+    int score = 10;
+    for (const JsonValue& choice : choices->GetArray()) {
+      if (const JsonValue* message = find_member(choice, "message")) {
+        int s = sniff_message(*message);
+        if (s < 0) {
+          return -1;
+        }
+        score += s;
+      }
+    }
+    return score;
+  }
+  if (const JsonValue* messages = array_member(record, "messages")) {
+    int score = sniff_messages(*messages);
+    if (score < 0) {
+      return -1;
+    }
+    if (auto model = string_member(record, "model");
+        model && (model->substr(0, 3) == "gpt" || model->substr(0, 1) == "o")) {
+      score += 3;
+    }
+    if (find_member(record, "max_completion_tokens") != nullptr) {
+      score += 2;
+    }
+    if (find_member(record, "system") != nullptr) {
+      return -1;  // Anthropic's top-level system prompt
+    }
+    if (const JsonValue* tools = array_member(record, "tools"); tools != nullptr && !tools->Empty()) {
+      score += find_member((*tools)[0], "function") != nullptr ? 3 : -1;
+    }
+    return score;
+  }
+  return sniff_message(record);
+}
+
+std::unique_ptr<Decoder> make_openai_decoder() { return std::make_unique<OpenAIDecoder>(); }
+
+std::unique_ptr<Encoder> make_openai_encoder(LossReport& loss) {
+  return std::make_unique<OpenAIEncoder>(loss);
+}
+
+}  // namespace convo

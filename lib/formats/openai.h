@@ -1,0 +1,20 @@
+// The openai format: Chat Completions messages, one per line. Roles system,
+// developer, user, assistant, tool (and legacy function); content a string, null or
+// a list of parts. Assistant `tool_calls` become tool_use blocks (arguments kept as
+// the original JSON text) and each tool message a tool_result block; the encoder
+// maps them back. Also read: request bodies (`{"model","messages",...}`), response
+// bodies (`{"choices":[{"message":...}]}`) and JSON arrays of messages, written
+// back as they were with their messages in place.
+#pragma once
+
+#include <memory>
+
+#include "formats/format.h"
+
+namespace convo {
+
+int sniff_openai(const JsonValue& record);
+std::unique_ptr<Decoder> make_openai_decoder();
+std::unique_ptr<Encoder> make_openai_encoder(LossReport& loss);
+
+}  // namespace convo

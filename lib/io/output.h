@@ -1,0 +1,73 @@
+// Buffered output. Everything convo writes to standard output goes through here, in
+// large writes; a vanished reader (EPIPE) becomes convo::BrokenPipe, any other write
+// failure a convo::Error with ExitCode::output.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace convo {
+
+class Output {
+ public:
+  virtual ~Output() = default;
+
+  void write(std::string_view bytes) {
+    m_buffer.append(bytes);
+    if (m_buffer.size() >= k_flush_at) {
+      flush();
+    }
+  }
+  // Writes `line` and a LF.
+  void write_line(std::string_view line) {
+    m_buffer.append(line);
+    m_buffer.push_back('\n');
+    if (m_buffer.size() >= k_flush_at) {
+      flush();
+    }
+  }
+  // Hands everything buffered to the destination.
+  void flush();
+
+ protected:
+  // Writes all of `bytes` to the destination or throws.
+  virtual void emit(std::string_view bytes) = 0;
+
+ private:
+  static constexpr std::size_t k_flush_at = std::size_t{1} << 18;
+  std::string m_buffer;
+};
+
+// Writes to a file descriptor (standard output by default). `name` is used in error
+// messages ("<stdout>").
+class FdOutput final : public Output {
+ public:
+  explicit FdOutput(int fd, std::string name = "<stdout>") : m_fd(fd), m_name(std::move(name)) {}
+
+ protected:
+  void emit(std::string_view bytes) override;
+
+ private:
+  int m_fd;
+  std::string m_name;
+};
+
+// Collects output in memory (tests).
+class StringOutput final : public Output {
+ public:
+  // Everything written so far, after a flush.
+  const std::string& str() {
+    flush();
+    return m_text;
+  }
+
+ protected:
+  void emit(std::string_view bytes) override { m_text.append(bytes); }
+
+ private:
+  std::string m_text;
+};
+
+}  // namespace convo

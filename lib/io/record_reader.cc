@@ -1,0 +1,207 @@
+#include "io/record_reader.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace convo {
+
+namespace {
+
+constexpr std::size_t k_chunk = std::size_t{1} << 20;
+
+bool is_blank(std::string_view line) {
+  return std::all_of(line.begin(), line.end(),
+                     [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f'; });
+}
+
+bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// True when `line` may be the first line of a JSON value that continues on the next
+// lines: it opens an object or array and the parser ran off its end.
+bool may_continue(std::string_view line, const JsonParseError& error) {
+  if (error.offset < line.size()) {
+    return false;
+  }
+  auto first = std::find_if_not(line.begin(), line.end(), is_json_space);
+  return first != line.end() && (*first == '{' || *first == '[');
+}
+
+}  // namespace
+
+RecordReader::RecordReader(std::unique_ptr<ByteSource> input, std::string display_name)
+    : m_input(std::move(input)), m_file(std::make_shared<const std::string>(std::move(display_name))) {}
+
+RecordReader::~RecordReader() = default;
+
+void RecordReader::fill() {
+  if (m_begin > 0) {
+    std::memmove(m_buffer.data(), m_buffer.data() + m_begin, m_end - m_begin);
+    m_end -= m_begin;
+    m_begin = 0;
+  }
+  // One spare byte past m_end always exists, so the parser can rely on a NUL there.
+  if (m_buffer.size() < m_end + k_chunk / 2 + 1) {
+    m_buffer.resize(std::max(m_buffer.size() * 2, m_end + k_chunk + 1));
+  }
+  std::size_t n = m_input->read(m_buffer.data() + m_end, m_buffer.size() - m_end - 1);
+  if (n == 0) {
+    m_eof = true;
+  }
+  m_end += n;
+}
+
+void RecordReader::read_all() {
+  while (!m_eof) {
+    fill();
+  }
+  m_buffer[m_end] = '\0';
+}
+
+bool RecordReader::next_line(std::string_view& line, std::uint64_t& number) {
+  if (m_line == 0 && m_begin == 0) {
+    while (m_end < 3 && !m_eof) {
+      fill();
+    }
+    if (m_end >= 3 && std::memcmp(m_buffer.data(), "\xEF\xBB\xBF", 3) == 0) {
+      m_begin = 3;
+    }
+  }
+  std::size_t scanned = 0;  // bytes after m_begin known to hold no newline
+  for (;;) {
+    const char* start = m_buffer.data() + m_begin;
+    const void* newline = std::memchr(start + scanned, '\n', m_end - m_begin - scanned);
+    if (newline != nullptr) {
+      std::size_t length = static_cast<const char*>(newline) - start;
+      line = std::string_view(start, length);
+      m_begin += length + 1;
+      break;
+    }
+    if (m_eof) {
+      if (m_begin == m_end) {
+        return false;
+      }
+      line = std::string_view(start, m_end - m_begin);
+      m_begin = m_end;
+      break;
+    }
+    scanned = m_end - m_begin;
+    fill();
+  }
+  if (!line.empty() && line.back() == '\r') {
+    line.remove_suffix(1);
+  }
+  number = ++m_line;
+  return true;
+}
+
+bool RecordReader::next(Record& record) {
+  if (m_document) {
+    return next_in_document(record);
+  }
+  std::string_view line;
+  std::uint64_t number = 0;
+  do {
+    if (!next_line(line, number)) {
+      return false;
+    }
+  } while (is_blank(line));
+
+  record.raw.assign(line.data(), line.size());
+  record.where = Location{m_file, number, 0};
+  record.error.clear();
+  record.source = std::make_shared<Source>();
+  auto error = parse_json(record.raw, record.source->doc);
+  const bool first = m_first;
+  m_first = false;
+  if (!error) {
+    return true;
+  }
+  if (first && may_continue(record.raw, *error) && try_document_mode(record)) {
+    return true;
+  }
+  record.source.reset();
+  record.error = error->message;
+  record.where.column = error->offset + 1;
+  return true;
+}
+
+// The first record did not end on its line. Rewind to its start, read the whole
+// input, and see whether it parses as JSON values spanning lines. If even the first
+// value does not parse, stay in line mode so that the error is reported on line 1
+// and the lines after it are still read.
+bool RecordReader::try_document_mode(Record& record) {
+  const std::uint64_t first_line = record.where.line;
+  // The line and its terminator are the bytes just before m_begin; find its start.
+  std::size_t start = m_begin;  // one past the line's LF, or m_end at the end of input
+  if (start > 0 && m_buffer[start - 1] == '\n') {
+    --start;
+  }
+  while (start > 0 && m_buffer[start - 1] != '\n') {
+    --start;
+  }
+  if (first_line == 1 && start == 0 && m_end >= 3 &&
+      std::memcmp(m_buffer.data(), "\xEF\xBB\xBF", 3) == 0) {
+    start = 3;
+  }
+  m_begin = start;
+  read_all();  // compacts: the record now starts at offset 0
+  std::string_view text(m_buffer.data() + m_begin, m_end - m_begin);
+  auto source = std::make_shared<Source>();
+  std::size_t consumed = 0;
+  if (parse_json_prefix(text, source->doc, consumed)) {
+    // Not a multi-line value after all: skip the first line again and go on by lines.
+    const void* newline = std::memchr(text.data(), '\n', text.size());
+    m_begin += newline ? static_cast<const char*>(newline) - text.data() + 1 : text.size();
+    return false;
+  }
+  m_document = true;
+  m_line = first_line;  // line number of the byte at m_begin
+  record.raw.assign(text.data(), consumed);
+  record.source = std::move(source);
+  record.where = Location{m_file, first_line, 0};
+  m_line += static_cast<std::uint64_t>(std::count(text.begin(), text.begin() + consumed, '\n'));
+  m_begin += consumed;
+  return true;
+}
+
+bool RecordReader::next_in_document(Record& record) {
+  while (m_begin < m_end && is_json_space(m_buffer[m_begin])) {
+    if (m_buffer[m_begin] == '\n') {
+      ++m_line;
+    }
+    ++m_begin;
+  }
+  if (m_begin >= m_end) {
+    return false;
+  }
+  std::string_view text(m_buffer.data() + m_begin, m_end - m_begin);
+  record.error.clear();
+  record.where = Location{m_file, m_line, 0};
+  record.source = std::make_shared<Source>();
+  std::size_t consumed = 0;
+  if (auto error = parse_json_prefix(text, record.source->doc, consumed)) {
+    // Point at the error, then resume reading by lines after the line it is on.
+    std::size_t offset = std::min(error->offset, text.size());
+    std::string_view before = text.substr(0, offset);
+    std::size_t newlines = static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+    std::size_t line_start = before.rfind('\n');
+    line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
+    record.where.line = m_line + newlines;
+    record.where.column = offset - line_start + 1;
+    record.error = error->message;
+    std::size_t line_end = text.find('\n', offset);
+    std::size_t line_length = (line_end == std::string_view::npos ? text.size() : line_end) - line_start;
+    record.raw.assign(text.data() + line_start, line_length);
+    record.source.reset();
+    m_begin += line_end == std::string_view::npos ? text.size() : line_end + 1;
+    m_line = record.where.line;
+    m_document = false;
+    return true;
+  }
+  record.raw.assign(text.data(), consumed);
+  m_line += static_cast<std::uint64_t>(std::count(text.begin(), text.begin() + consumed, '\n'));
+  m_begin += consumed;
+  return true;
+}
+
+}  // namespace convo

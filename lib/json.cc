@@ -1,0 +1,251 @@
+#include "json.h"
+
+#include <fmt/format.h>
+
+#include <rapidjson/error/error.h>
+#include <rapidjson/reader.h>
+
+#include <stdexcept>
+
+namespace convo {
+
+void json_assertion_failed(const char* expression) {
+  throw std::logic_error(fmt::format("internal error: JSON assertion failed: {}", expression));
+}
+
+namespace {
+
+constexpr unsigned k_parse_flags =
+    rapidjson::kParseStopWhenDoneFlag | rapidjson::kParseFullPrecisionFlag;
+
+// Forwards SAX events to the document and stops the parse when nesting passes
+// k_max_json_depth: the recursive parser then never recurses deeper than that.
+class DepthLimitedHandler {
+ public:
+  explicit DepthLimitedHandler(JsonDoc& doc) : m_doc(doc) {}
+
+  bool Null() { return m_doc.Null(); }
+  bool Bool(bool b) { return m_doc.Bool(b); }
+  bool Int(int i) { return m_doc.Int(i); }
+  bool Uint(unsigned i) { return m_doc.Uint(i); }
+  bool Int64(int64_t i) { return m_doc.Int64(i); }
+  bool Uint64(uint64_t i) { return m_doc.Uint64(i); }
+  bool Double(double d) { return m_doc.Double(d); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
+    return m_doc.RawNumber(s, n, copy);
+  }
+  bool String(const char* s, rapidjson::SizeType n, bool copy) { return m_doc.String(s, n, copy); }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) { return m_doc.Key(s, n, copy); }
+  bool StartObject() { return enter() && m_doc.StartObject(); }
+  bool EndObject(rapidjson::SizeType n) {
+    --m_depth;
+    return m_doc.EndObject(n);
+  }
+  bool StartArray() { return enter() && m_doc.StartArray(); }
+  bool EndArray(rapidjson::SizeType n) {
+    --m_depth;
+    return m_doc.EndArray(n);
+  }
+
+  bool too_deep() const { return m_too_deep; }
+
+ private:
+  bool enter() {
+    if (++m_depth > k_max_json_depth) {
+      m_too_deep = true;
+      return false;
+    }
+    return true;
+  }
+
+  JsonDoc& m_doc;
+  int m_depth = 0;
+  bool m_too_deep = false;
+};
+
+std::string describe(rapidjson::ParseErrorCode code, std::string_view text, std::size_t offset,
+                     bool too_deep) {
+  using namespace rapidjson;
+  if (too_deep) {
+    return fmt::format("JSON nested deeper than {} levels", k_max_json_depth);
+  }
+  const bool at_end = offset >= text.size();
+  if (!at_end && text[offset] == '\0') {
+    return "NUL byte in JSON text";
+  }
+  switch (code) {
+    case kParseErrorDocumentEmpty:
+      return "expected a JSON value";
+    case kParseErrorDocumentRootNotSingular:
+      return "unexpected text after the JSON value";
+    case kParseErrorValueInvalid:
+      return at_end ? "unexpected end of input" : "invalid JSON value";
+    case kParseErrorObjectMissName:
+      return at_end ? "unexpected end of input (truncated line?)"
+                    : "expected a member name in double quotes";
+    case kParseErrorObjectMissColon:
+      return at_end ? "unexpected end of input (truncated line?)" : "expected ':'";
+    case kParseErrorObjectMissCommaOrCurlyBracket:
+      return at_end ? "unexpected end of input (truncated line?)" : "expected ',' or '}'";
+    case kParseErrorArrayMissCommaOrSquareBracket:
+      return at_end ? "unexpected end of input (truncated line?)" : "expected ',' or ']'";
+    case kParseErrorStringUnicodeEscapeInvalidHex:
+      return "invalid \\u escape";
+    case kParseErrorStringUnicodeSurrogateInvalid:
+      return "invalid UTF-16 surrogate in \\u escape";
+    case kParseErrorStringEscapeInvalid:
+      return "invalid escape in string";
+    case kParseErrorStringMissQuotationMark:
+      return at_end ? "unterminated string (truncated line?)" : "unterminated string";
+    case kParseErrorStringInvalidEncoding:
+      if (!at_end && static_cast<unsigned char>(text[offset]) < 0x20) {
+        return "unescaped control character in string";
+      }
+      return "invalid UTF-8 in string";
+    case kParseErrorNumberTooBig:
+      return "number out of range";
+    case kParseErrorNumberMissFraction:
+      return "expected digits after '.'";
+    case kParseErrorNumberMissExponent:
+      return "expected digits in exponent";
+    case kParseErrorTermination:
+    case kParseErrorUnspecificSyntaxError:
+    case kParseErrorNone:
+      break;
+  }
+  return "invalid JSON";
+}
+
+std::optional<JsonParseError> parse_at(std::string_view text, JsonDoc& doc,
+                                       std::size_t& consumed) {
+  rapidjson::StringStream stream(text.data());
+  rapidjson::ParseResult result;
+  bool too_deep = false;
+  auto generator = [&](JsonDoc& target) {
+    DepthLimitedHandler handler(target);
+    rapidjson::Reader reader;
+    result = reader.Parse<k_parse_flags>(stream, handler);
+    too_deep = handler.too_deep();
+    return !result.IsError();
+  };
+  doc.Populate(generator);
+  if (result.IsError()) {
+    std::size_t offset = result.Offset();
+    return JsonParseError{offset, describe(result.Code(), text, offset, too_deep)};
+  }
+  consumed = stream.Tell();
+  if (consumed > text.size()) {
+    // The parser ran into the NUL that terminates the buffer as if it were data.
+    return JsonParseError{text.size(), "unexpected end of input (truncated line?)"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<JsonParseError> parse_json(std::string_view text, JsonDoc& doc) {
+  std::size_t consumed = 0;
+  if (auto error = parse_at(text, doc, consumed)) {
+    return error;
+  }
+  for (std::size_t i = consumed; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      continue;
+    }
+    if (c == '\0') {
+      return JsonParseError{i, "NUL byte in JSON text"};
+    }
+    return JsonParseError{i, "unexpected text after the JSON value"};
+  }
+  return std::nullopt;
+}
+
+std::optional<JsonParseError> parse_json_prefix(std::string_view text, JsonDoc& doc,
+                                                std::size_t& consumed) {
+  return parse_at(text, doc, consumed);
+}
+
+const JsonValue* find_member(const JsonValue& object, std::string_view key) {
+  if (!object.IsObject()) {
+    return nullptr;
+  }
+  auto it = object.FindMember(
+      JsonValue(rapidjson::StringRef(key.data(), static_cast<rapidjson::SizeType>(key.size()))));
+  return it == object.MemberEnd() ? nullptr : &it->value;
+}
+
+std::optional<std::string_view> string_member(const JsonValue& object, std::string_view key) {
+  const JsonValue* value = find_member(object, key);
+  if (value == nullptr || !value->IsString()) {
+    return std::nullopt;
+  }
+  return view_of(*value);
+}
+
+std::optional<bool> bool_member(const JsonValue& object, std::string_view key) {
+  const JsonValue* value = find_member(object, key);
+  if (value == nullptr || !value->IsBool()) {
+    return std::nullopt;
+  }
+  return value->GetBool();
+}
+
+const char* json_type_name(const JsonValue& value) {
+  switch (value.GetType()) {
+    case rapidjson::kNullType:
+      return "null";
+    case rapidjson::kFalseType:
+    case rapidjson::kTrueType:
+      return "boolean";
+    case rapidjson::kObjectType:
+      return "object";
+    case rapidjson::kArrayType:
+      return "array";
+    case rapidjson::kStringType:
+      return "string";
+    case rapidjson::kNumberType:
+      return "number";
+  }
+  return "value";
+}
+
+void append_json(const JsonValue& value, std::string& out) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter writer(buffer);
+  value.Accept(writer);
+  out.append(buffer.GetString(), buffer.GetSize());
+}
+
+std::string to_json(const JsonValue& value) {
+  std::string out;
+  append_json(value, out);
+  return out;
+}
+
+std::string json_quote(std::string_view text) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter writer(buffer);
+  writer.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+void set_member(JsonValue& object, std::string_view key, JsonValue value, JsonAllocator& alloc) {
+  auto it = object.FindMember(
+      JsonValue(rapidjson::StringRef(key.data(), static_cast<rapidjson::SizeType>(key.size()))));
+  if (it != object.MemberEnd()) {
+    it->value = std::move(value);
+    return;
+  }
+  object.AddMember(make_string(key, alloc), std::move(value), alloc);
+}
+
+void erase_member(JsonValue& object, std::string_view key) {
+  auto it = object.FindMember(
+      JsonValue(rapidjson::StringRef(key.data(), static_cast<rapidjson::SizeType>(key.size()))));
+  if (it != object.MemberEnd()) {
+    object.EraseMember(it);
+  }
+}
+
+}  // namespace convo

@@ -1,0 +1,244 @@
+#include "message.h"
+
+namespace convo {
+
+std::string_view role_name(Role role) {
+  switch (role) {
+    case Role::none:
+      return "none";
+    case Role::system:
+      return "system";
+    case Role::developer:
+      return "developer";
+    case Role::user:
+      return "human";
+    case Role::assistant:
+      return "ai";
+    case Role::tool:
+      return "tool";
+    case Role::function:
+      return "function";
+    case Role::custom:
+      return "chat";
+  }
+  return "none";
+}
+
+std::string_view kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::turn:
+      return "turn";
+    case Kind::event:
+      return "event";
+    case Kind::progress:
+      return "progress";
+    case Kind::attachment:
+      return "attachment";
+    case Kind::summary:
+      return "summary";
+    case Kind::bookkeeping:
+      return "bookkeeping";
+    case Kind::remove:
+      return "remove";
+    case Kind::unknown:
+      return "unknown";
+    case Kind::invalid:
+      return "invalid";
+  }
+  return "unknown";
+}
+
+std::string_view block_type_name(BlockType type) {
+  switch (type) {
+    case BlockType::text:
+      return "text";
+    case BlockType::thinking:
+      return "thinking";
+    case BlockType::redacted_thinking:
+      return "redacted_thinking";
+    case BlockType::tool_use:
+      return "tool_use";
+    case BlockType::tool_result:
+      return "tool_result";
+    case BlockType::image:
+      return "image";
+    case BlockType::document:
+      return "document";
+    case BlockType::audio:
+      return "audio";
+    case BlockType::video:
+      return "video";
+    case BlockType::file:
+      return "file";
+    case BlockType::server_tool_use:
+      return "server_tool_use";
+    case BlockType::server_tool_result:
+      return "server_tool_result";
+    case BlockType::unknown:
+      return "unknown";
+  }
+  return "unknown";
+}
+
+bool Content::empty() const {
+  switch (form) {
+    case Form::absent:
+    case Form::null:
+      return true;
+    case Form::string:
+      return text.empty();
+    case Form::blocks:
+      return blocks.empty();
+  }
+  return true;
+}
+
+std::string Content::joined_text() const {
+  if (form == Form::string) {
+    return text;
+  }
+  std::string out;
+  for (const Block& block : blocks) {
+    if (block.type == BlockType::text) {
+      out += block.text;
+    }
+  }
+  return out;
+}
+
+MediaSource MediaSource::from_url(std::string_view url) {
+  MediaSource source;
+  constexpr std::string_view k_data = "data:";
+  constexpr std::string_view k_base64 = ";base64,";
+  if (url.substr(0, k_data.size()) == k_data) {
+    std::size_t marker = url.find(k_base64);
+    if (marker != std::string_view::npos) {
+      source.type = Type::base64;
+      source.media_type = std::string(url.substr(k_data.size(), marker - k_data.size()));
+      source.data = std::string(url.substr(marker + k_base64.size()));
+      return source;
+    }
+  }
+  source.type = Type::url;
+  source.data = std::string(url);
+  return source;
+}
+
+std::string MediaSource::to_url() const {
+  switch (type) {
+    case Type::url:
+      return data;
+    case Type::base64:
+      return "data:" + media_type + ";base64," + data;
+    case Type::none:
+    case Type::file_id:
+    case Type::text:
+      break;
+  }
+  return "";
+}
+
+std::string Block::input_json() const {
+  if (!input.empty()) {
+    return input;
+  }
+  if (input_value != nullptr) {
+    return to_json(*input_value);
+  }
+  return "{}";
+}
+
+Block Block::make_text(std::string text) {
+  Block block;
+  block.type = BlockType::text;
+  block.type_name = "text";
+  block.text = std::move(text);
+  return block;
+}
+
+Block Block::make_tool_use(std::string id, std::string name, std::string input_json) {
+  Block block;
+  block.type = BlockType::tool_use;
+  block.type_name = "tool_use";
+  block.id = std::move(id);
+  block.name = std::move(name);
+  block.input = input_json.empty() ? std::string("{}") : std::move(input_json);
+  return block;
+}
+
+Block Block::make_tool_result(std::string tool_use_id, Content content,
+                              std::optional<bool> is_error) {
+  Block block;
+  block.type = BlockType::tool_result;
+  block.type_name = "tool_result";
+  block.id = std::move(tool_use_id);
+  block.result = std::move(content);
+  block.is_error = is_error;
+  return block;
+}
+
+bool Usage::empty() const {
+  return !input && !output && !reasoning && !cache_read && !cache_write && !total && !cost;
+}
+
+namespace {
+template <typename Pred>
+std::vector<const Block*> blocks_where(const Content& content, Pred pred) {
+  std::vector<const Block*> out;
+  if (content.is_blocks()) {
+    for (const Block& block : content.blocks) {
+      if (pred(block)) {
+        out.push_back(&block);
+      }
+    }
+  }
+  return out;
+}
+
+template <typename Pred>
+bool any_block(const Content& content, Pred pred) {
+  if (!content.is_blocks()) {
+    return false;
+  }
+  for (const Block& block : content.blocks) {
+    if (pred(block)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool is_tool_use(const Block& b) { return b.type == BlockType::tool_use; }
+bool is_tool_result(const Block& b) { return b.type == BlockType::tool_result; }
+}  // namespace
+
+std::vector<const Block*> Message::tool_uses() const { return blocks_where(content, is_tool_use); }
+std::vector<const Block*> Message::tool_results() const {
+  return blocks_where(content, is_tool_result);
+}
+bool Message::has_tool_uses() const { return any_block(content, is_tool_use); }
+bool Message::has_tool_results() const { return any_block(content, is_tool_result); }
+
+std::string openai_role_name(const Message& message) {
+  switch (message.role) {
+    case Role::system:
+      return "system";
+    case Role::developer:
+      return "developer";
+    case Role::user:
+      return "user";
+    case Role::assistant:
+      return "assistant";
+    case Role::tool:
+      return "tool";
+    case Role::function:
+      return "function";
+    case Role::custom:
+      return message.custom_role;
+    case Role::none:
+      break;
+  }
+  return "";
+}
+
+}  // namespace convo

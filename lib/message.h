@@ -1,0 +1,222 @@
+// The canonical message: one record of a transcript, in a shape every format maps
+// into without loss of meaning. Formats decode into it and encode from it; stages
+// read and change it and never see JSON text.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "error.h"
+#include "json.h"
+
+namespace convo {
+
+enum class Format : std::uint8_t;
+struct Container;
+
+// Who speaks. `none` for records that are not conversation turns.
+enum class Role : std::uint8_t {
+  none,
+  system,     // the system prompt (LangChain "system")
+  developer,  // OpenAI's developer message: a system message in LangChain terms
+  user,       // LangChain "human"
+  assistant,  // LangChain "ai"
+  tool,       // a tool result message (OpenAI, LangChain); Anthropic uses user + tool_result
+  function,   // OpenAI's legacy function result message
+  custom,     // any other role string (LangChain ChatMessage); see `Message::custom_role`
+};
+
+// What a record is. Only `turn` records are conversation messages; the others are
+// the bookkeeping that agent logs interleave with them. Stages decide what each
+// kind means; formats only map.
+enum class Kind : std::uint8_t {
+  turn,         // a conversation message with a role and content
+  event,        // Claude Code `system` record: notices, compact boundary, hooks, API errors
+  progress,     // Claude Code `progress` record
+  attachment,   // Claude Code `attachment` record (hook output, context, skill listings)
+  summary,      // Claude Code `summary` record (session title pointing at a leaf)
+  bookkeeping,  // other known non-message records: file-history-snapshot, queue-operation,
+                // last-prompt, permission-mode, titles, ...
+  remove,       // LangChain/Synaptic RemoveMessage
+  unknown,      // a record type convo does not know; always passed through
+  invalid,      // a malformed line kept by `--on-error keep`; written through unchanged
+};
+
+// The name used in `--include-types` etc. and in messages: "human", "ai", ...
+std::string_view role_name(Role role);
+// "turn", "event", "progress", ...
+std::string_view kind_name(Kind kind);
+
+// Where a media block's bytes are.
+struct MediaSource {
+  enum class Type : std::uint8_t { none, base64, url, file_id, text };
+  Type type = Type::none;
+  std::string media_type;  // "image/png", "application/pdf", "text/plain", ...
+  std::string data;        // base64 data, URL, file id, or plain text (per `type`)
+
+  // A source for `url`: base64 when it is a `data:<type>;base64,` URL, else a URL.
+  static MediaSource from_url(std::string_view url);
+  // The source as a URL: the URL itself, or a `data:` URL for base64 data. Empty for
+  // other types.
+  std::string to_url() const;
+};
+
+enum class BlockType : std::uint8_t {
+  text,
+  thinking,
+  redacted_thinking,
+  tool_use,          // a tool call (OpenAI/LangChain tool_calls map to this)
+  tool_result,       // a tool result (OpenAI/LangChain tool messages map to this)
+  image,
+  document,          // PDF or plain-text document (Anthropic)
+  audio,
+  video,
+  file,              // a generic file part (OpenAI `file`)
+  server_tool_use,   // Anthropic server tool call (web search, code execution, ...)
+  server_tool_result,  // the result blocks of server tools (`*_tool_result`)
+  unknown,           // any other block; kept verbatim for its own format
+};
+
+std::string_view block_type_name(BlockType type);
+
+struct Block;
+struct Source;
+
+// A message's content, or a tool result's content: a plain string or a list of
+// blocks, remembering which it was so a writer keeps a string a string.
+struct Content {
+  enum class Form : std::uint8_t { absent, null, string, blocks };
+  Form form = Form::string;
+  std::string text;           // when `form == string`
+  std::vector<Block> blocks;  // when `form == blocks`
+
+  bool is_string() const { return form == Form::string; }
+  bool is_blocks() const { return form == Form::blocks; }
+  // True when there is no text and no block.
+  bool empty() const;
+  // All text: the string, or the `text` blocks concatenated without separator
+  // (LangChain's `.text`).
+  std::string joined_text() const;
+};
+
+// One content block. Fields that do not apply to `type` are empty.
+struct Block {
+  BlockType type = BlockType::text;
+  std::string type_name;  // the "type" string as written in the source, e.g. "web_search_tool_result"
+  std::string text;       // text; thinking text; redacted_thinking data
+  std::optional<std::string> signature;  // thinking signature
+  std::string id;           // tool_use/server_tool_use id; tool_result: the tool_use_id it answers
+  std::string name;         // tool name (tool_use; tool_result when the format has it)
+  // tool_use input. `input` holds JSON text when a stage set it or the format
+  // carries text (OpenAI `arguments`); otherwise `input_value` points at the parsed
+  // input in `source`. Read it with `input_json()`.
+  std::string input;
+  const JsonValue* input_value = nullptr;
+  Content result;           // tool_result content
+  std::optional<bool> is_error;  // tool_result; nullopt when the source did not say
+  MediaSource source;       // image/document/audio/video/file
+  std::string cache_control;  // JSON text of an Anthropic cache_control marker, or empty
+  // The block's JSON in its source format. Members the decoder does not model are
+  // written back from here when the block is encoded in that same format.
+  const JsonValue* json = nullptr;
+  // Keeps `json` and `input_value` alive, wherever the block is moved.
+  std::shared_ptr<const Source> json_owner;
+
+  // The tool_use input as JSON text ("{}" when there is none).
+  std::string input_json() const;
+
+  static Block make_text(std::string text);
+  static Block make_tool_use(std::string id, std::string name, std::string input_json);
+  static Block make_tool_result(std::string tool_use_id, Content content,
+                                std::optional<bool> is_error = std::nullopt);
+};
+
+// Token usage a transcript recorded for a response. Absent counts stay nullopt.
+struct Usage {
+  std::optional<std::int64_t> input, output, reasoning, cache_read, cache_write, total;
+  std::optional<double> cost;
+
+  bool empty() const;
+};
+
+// Record metadata that is not content: Claude Code's envelope and API response
+// fields. Empty strings mean absent.
+struct Envelope {
+  std::string uuid;
+  std::string parent_uuid;
+  std::string logical_parent_uuid;  // compact_boundary's link across a compaction
+  std::string session_id;
+  std::string message_id;  // API response id shared by split assistant records (message.id)
+  std::string request_id;
+  std::string model;
+  std::string stop_reason;
+  std::string subtype;            // Claude Code system record subtype, attachment type, ...
+  std::string tool_use_id;        // Claude Code progress/attachment: the tool_use it belongs to
+  std::string leaf_uuid;          // Claude Code summary: the message it titles
+  bool is_sidechain = false;
+  bool is_meta = false;
+  bool is_compact_summary = false;
+  bool is_virtual = false;
+  bool is_api_error = false;  // synthetic API error message (isApiErrorMessage)
+};
+
+// The source JSON of a decoded record, kept alive for as long as any message or
+// block points into it.
+struct Source {
+  JsonDoc doc;
+};
+
+class Message {
+ public:
+  Kind kind = Kind::turn;
+  Role role = Role::user;
+  std::string custom_role;  // when role == custom
+  std::string record_type;  // the record's own type string ("progress", "pr-link", "human")
+  std::string id;           // the message's id (Claude Code: uuid); empty when absent
+  std::string name;         // sender name (OpenAI/LangChain `name`); empty when absent
+  std::string timestamp;
+  Content content;
+  Envelope envelope;
+  Usage usage;
+
+  // --- Provenance: how the message was read, for lossless writing. ---
+
+  Format origin{};  // the format it was decoded from
+  Location where;   // file and line it came from
+  // The original bytes of the record (one line, or the whole document for a
+  // record that spans lines). Written verbatim when the output format is
+  // `origin` and `modified` is false.
+  std::string raw;
+  // The parsed record; members the decoder did not model are written back from it.
+  std::shared_ptr<const Source> source;
+  // The JSON object of the message within `source` (the record itself, or e.g. the
+  // `message` of a Claude Code line, or one element of a request's `messages`).
+  const JsonValue* json = nullptr;
+  // Set for messages decoded from a multi-message document (a request body, a
+  // `{"loglines": [...]}` file); `slot` is the position within it.
+  std::shared_ptr<const Container> container;
+  std::size_t slot = 0;
+
+  bool modified = false;  // a stage changed it: re-encode instead of passing `raw`
+
+  // Stages call this before changing a message they did not create.
+  void touch() { modified = true; }
+
+  bool is_turn() const { return kind == Kind::turn; }
+  // The tool_use blocks, in order.
+  std::vector<const Block*> tool_uses() const;
+  // The tool_result blocks, in order.
+  std::vector<const Block*> tool_results() const;
+  bool has_tool_uses() const;
+  bool has_tool_results() const;
+};
+
+// How a role is named in the OpenAI API: "user", "assistant", "system",
+// "developer", "tool", "function", or the custom role.
+std::string openai_role_name(const Message& message);
+
+}  // namespace convo
