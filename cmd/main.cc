@@ -1,5 +1,6 @@
 // convo: the command line. Parses, runs the chosen subcommand, and turns a
 // convo::Error into one stderr line and an exit code.
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 
@@ -27,26 +28,37 @@ int main(int argc, char** argv) {
   // The subcommands, in the order man/convo.1 lists them.
   convo::cli::add_convert(app, run);
 
+  auto usage_error = [](const std::string& what) {
+    fmt::print(stderr, "convo: {}\nRun 'convo --help' for usage.\n", what);
+    return static_cast<int>(ExitCode::usage);
+  };
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    names.push_back(sub->get_name());
+  }
+  if (argc == 1) {
+    std::string list;
+    for (const std::string& name : names) {
+      list += (list.empty() ? "" : ", ") + name;
+    }
+    return usage_error(fmt::format("missing subcommand: one of {}", list));
+  }
+  if (argv[1][0] != '-' &&
+      std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+    std::string what = fmt::format("unknown subcommand '{}'", argv[1]);
+    std::string hint = convo::cli::closest_match(argv[1], names);
+    if (!hint.empty()) {
+      what += fmt::format(" (did you mean '{}'?)", hint);
+    }
+    return usage_error(what);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) {
       return app.exit(e);  // --help, --version
     }
-    std::string what = e.what();
-    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && argc > 1 && argv[1][0] != '-') {
-      std::vector<std::string> names;
-      for (const CLI::App* sub : app.get_subcommands({})) {
-        names.push_back(sub->get_name());
-      }
-      std::string hint = convo::cli::closest_match(argv[1], names);
-      what = fmt::format("unknown subcommand '{}'", argv[1]);
-      if (!hint.empty()) {
-        what += fmt::format(" (did you mean '{}'?)", hint);
-      }
-    }
-    fmt::print(stderr, "convo: {}\nRun 'convo --help' for usage.\n", what);
-    return static_cast<int>(ExitCode::usage);
+    return usage_error(e.what());
   }
 
   try {

@@ -79,7 +79,7 @@ std::string describe(rapidjson::ParseErrorCode code, std::string_view text, std:
     case kParseErrorDocumentRootNotSingular:
       return "unexpected text after the JSON value";
     case kParseErrorValueInvalid:
-      return at_end ? "unexpected end of input" : "invalid JSON value";
+      return at_end ? "unexpected end of input (truncated line?)" : "invalid JSON value";
     case kParseErrorObjectMissName:
       return at_end ? "unexpected end of input (truncated line?)"
                     : "expected a member name in double quotes";
@@ -94,6 +94,9 @@ std::string describe(rapidjson::ParseErrorCode code, std::string_view text, std:
     case kParseErrorStringUnicodeSurrogateInvalid:
       return "invalid UTF-16 surrogate in \\u escape";
     case kParseErrorStringEscapeInvalid:
+      if (!at_end && static_cast<unsigned char>(text[offset]) < 0x20) {
+        return "unescaped control character in string";
+      }
       return "invalid escape in string";
     case kParseErrorStringMissQuotationMark:
       return at_end ? "unterminated string (truncated line?)" : "unterminated string";
@@ -130,7 +133,8 @@ std::optional<JsonParseError> parse_at(std::string_view text, JsonDoc& doc,
   };
   doc.Populate(generator);
   if (result.IsError()) {
-    std::size_t offset = result.Offset();
+    // A stop for depth comes just after the opening bracket; point at it.
+    std::size_t offset = result.Offset() - (too_deep && result.Offset() > 0 ? 1 : 0);
     return JsonParseError{offset, describe(result.Code(), text, offset, too_deep)};
   }
   consumed = stream.Tell();

@@ -50,11 +50,15 @@ class OpaqueDecoder final : public Decoder {
 class InputReader {
  public:
   InputReader(const ReadOptions& options, InputHandler& handler, Diagnostics& diagnostics,
-              ReadStats& stats)
-      : m_options(options), m_handler(handler), m_diagnostics(diagnostics), m_stats(stats) {}
+              ReadStats& stats, const Opener& open)
+      : m_options(options),
+        m_handler(handler),
+        m_diagnostics(diagnostics),
+        m_stats(stats),
+        m_open(open) {}
 
   void read(const std::string& path) {
-    RecordReader reader(open_input(path), display_name(path));
+    RecordReader reader(m_open(path), display_name(path));
     Format format = m_options.from.value_or(Format::none);
     std::vector<Record> pending;
     if (!m_options.from) {
@@ -146,6 +150,7 @@ class InputReader {
   InputHandler& m_handler;
   Diagnostics& m_diagnostics;
   ReadStats& m_stats;
+  const Opener& m_open;
   std::vector<Message> m_decoded;
 };
 
@@ -166,9 +171,9 @@ class StageHandler final : public InputHandler {
 }  // namespace
 
 ReadStats read_inputs(const std::vector<std::string>& paths, const ReadOptions& options,
-                      InputHandler& handler, Diagnostics& diagnostics) {
+                      InputHandler& handler, Diagnostics& diagnostics, const Opener& open) {
   ReadStats stats;
-  InputReader reader(options, handler, diagnostics, stats);
+  InputReader reader(options, handler, diagnostics, stats, open);
   static const std::vector<std::string> k_stdin = {"-"};
   for (const std::string& path : paths.empty() ? k_stdin : paths) {
     ++stats.inputs;
@@ -215,9 +220,10 @@ void FormatWriter::end_input() {
 }
 
 ReadStats run_stage(const std::vector<std::string>& paths, const ReadOptions& options,
-                    StreamStage& stage, MessageSink& sink, Diagnostics& diagnostics) {
+                    StreamStage& stage, MessageSink& sink, Diagnostics& diagnostics,
+                    const Opener& open) {
   StageHandler handler(stage, sink);
-  return read_inputs(paths, options, handler, diagnostics);
+  return read_inputs(paths, options, handler, diagnostics, open);
 }
 
 }  // namespace convo

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "diagnostics.h"
 #include "formats/format.h"
+#include "io/input.h"
 #include "message.h"
 
 namespace convo {
@@ -49,11 +51,15 @@ struct ReadStats {
   std::uint64_t bad = 0;      // records skipped or kept by policy
 };
 
+// Opens an input by name; `open_input` by default, memory in tests.
+using Opener = std::function<std::unique_ptr<ByteSource>(const std::string& path)>;
+
 // Reads `paths` in order ("-" is standard input; an empty list means standard
 // input) and hands every message to `handler`. Bad records follow
 // `options.on_error`; warnings go to `diagnostics`. Throws convo::Error.
 ReadStats read_inputs(const std::vector<std::string>& paths, const ReadOptions& options,
-                      InputHandler& handler, Diagnostics& diagnostics);
+                      InputHandler& handler, Diagnostics& diagnostics,
+                      const Opener& open = open_input);
 
 // Where a stage sends the messages it keeps.
 class MessageSink {
@@ -96,6 +102,7 @@ class StreamStage {
 
 // Reads `paths`, runs every message through `stage` and gives the result to `sink`.
 ReadStats run_stage(const std::vector<std::string>& paths, const ReadOptions& options,
-                    StreamStage& stage, MessageSink& sink, Diagnostics& diagnostics);
+                    StreamStage& stage, MessageSink& sink, Diagnostics& diagnostics,
+                    const Opener& open = open_input);
 
 }  // namespace convo

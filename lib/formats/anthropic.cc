@@ -222,7 +222,7 @@ class AnthropicEncoder final : public EncoderBase {
       object.remove("content");
     } else {
       bool keep = uses_anthropic_blocks(message.origin);
-      object.set("content", [&](JsonWriter& w) {
+      object.set("content", [&, keep](JsonWriter& w) {
         write_anthropic_content(w, message.content, keep, drop_block);
       });
     }

@@ -207,7 +207,7 @@ class ClaudeCodeEncoder final : public EncoderBase {
           message.remove("content");
         } else {
           bool keep = uses_anthropic_blocks(m.origin);
-          message.set("content", [&](JsonWriter& cw) {
+          message.set("content", [&, keep](JsonWriter& cw) {
             write_anthropic_content(cw, m.content, keep, drop_block);
           });
         }

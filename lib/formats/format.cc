@@ -67,13 +67,9 @@ class PointerFinder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Poi
     m_path += '/';
     m_path.append(s, n);
     if (m_path == m_target) {
-      // Point at the key's opening quote: scan back over the key just read.
-      std::size_t end = m_stream.Tell();
-      std::size_t start = end == 0 ? 0 : end - 1;
-      while (start > 0 && !(m_raw_begin[start] == '"' && m_raw_begin[start - 1] != '\\')) {
-        --start;
-      }
-      m_found = start;
+      // RapidJSON parses strings on a copy of the stream and moves the original on
+      // afterwards, so here the stream still stands on the key's opening quote.
+      m_found = m_stream.Tell();
       return false;
     }
     return true;
@@ -89,7 +85,6 @@ class PointerFinder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Poi
   }
   bool EndArray(rapidjson::SizeType) { return end_container(); }
 
-  void set_raw(const char* raw) { m_raw_begin = raw; }
   std::optional<std::size_t> found() const { return m_found; }
 
  private:
@@ -134,7 +129,6 @@ class PointerFinder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Poi
 
   std::string_view m_target;
   const rapidjson::StringStream& m_stream;
-  const char* m_raw_begin = nullptr;
   std::string m_path;
   std::vector<Frame> m_frames;
   std::optional<std::size_t> m_found;
@@ -148,7 +142,6 @@ std::optional<std::size_t> locate_json_pointer(const std::string& raw, std::stri
   }
   rapidjson::StringStream stream(raw.c_str());
   PointerFinder finder(pointer, stream);
-  finder.set_raw(raw.c_str());
   rapidjson::Reader reader;
   // Iterative: the finder runs on raw text that has already passed the depth check,
   // but it must not recurse on it either way.

@@ -24,8 +24,9 @@ ObjectWriter& ObjectWriter::set(std::string_view key, WriteFn write) {
 }
 
 ObjectWriter& ObjectWriter::set_string(std::string_view key, std::string_view value) {
-  return set(key, [value](JsonWriter& w) {
-    w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+  // A copy: callers pass temporaries, and the value is written only in write().
+  return set(key, [text = std::string(value)](JsonWriter& w) {
+    w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
   });
 }
 
@@ -38,8 +39,8 @@ ObjectWriter& ObjectWriter::set_int(std::string_view key, std::int64_t value) {
 }
 
 ObjectWriter& ObjectWriter::set_raw(std::string_view key, std::string_view json) {
-  return set(key, [json](JsonWriter& w) {
-    w.RawValue(json.data(), json.size(), rapidjson::kObjectType);
+  return set(key, [text = std::string(json)](JsonWriter& w) {
+    w.RawValue(text.data(), text.size(), rapidjson::kObjectType);
   });
 }
 

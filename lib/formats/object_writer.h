@@ -22,6 +22,7 @@ class ObjectWriter {
 
   // Member `key` gets the value `write` produces. It takes the original member's
   // place when there is one, else it follows the original members in call order.
+  // `key` must outlive write(); values passed to the setters below are copied.
   ObjectWriter& set(std::string_view key, WriteFn write);
   ObjectWriter& set_string(std::string_view key, std::string_view value);
   ObjectWriter& set_bool(std::string_view key, bool value);

@@ -387,7 +387,9 @@ class OpenAIEncoder final : public EncoderBase {
         return;
       }
     }
-    values.push_back(plain_message(message, rest));
+    if (auto plain = plain_message(message, rest)) {
+      values.push_back(std::move(*plain));
+    }
   }
 
  private:
@@ -440,13 +442,13 @@ class OpenAIEncoder final : public EncoderBase {
     }
     ObjectWriter part(w, same ? block.json : nullptr);
     part.set_string("type", "text").set_string("text", block.text);
-    if (!block.cache_control.empty()) {
-      drop("cache_control markers", m);
-    }
     part.write();
   }
 
-  std::string plain_message(const Message& m, const std::vector<const Block*>& blocks) {
+  // The message without its tool results; nothing when every block it had was
+  // dropped (an assistant record holding only a thinking block).
+  std::optional<std::string> plain_message(const Message& m,
+                                           const std::vector<const Block*>& blocks) {
     rapidjson::StringBuffer buffer;
     JsonWriter writer(buffer);
     const bool same = same_format(m);
@@ -455,11 +457,18 @@ class OpenAIEncoder final : public EncoderBase {
     std::vector<const Block*> calls;
     std::vector<const Block*> parts;
     for (const Block* block : blocks) {
-      (block->type == BlockType::tool_use ? calls : parts).push_back(block);
+      if (block->type == BlockType::tool_use) {
+        calls.push_back(block);
+      } else if (holdable(m, *block)) {
+        parts.push_back(block);
+      }
     }
     if (!calls.empty() && m.role != Role::assistant) {
       drop(fmt::format("tool calls in {} messages", openai_role_name(m)), m);
       calls.clear();
+    }
+    if (!blocks.empty() && parts.empty() && calls.empty()) {
+      return std::nullopt;
     }
     object.set("content", [&](JsonWriter& w) { write_content(w, m, parts, !calls.empty()); });
     if (!m.name.empty()) {
@@ -480,7 +489,8 @@ class OpenAIEncoder final : public EncoderBase {
     return std::string(buffer.GetString(), buffer.GetSize());
   }
 
-  void write_content(JsonWriter& w, const Message& m, const std::vector<const Block*>& parts,
+  // Writes the content: `kept` are the blocks that openai can hold.
+  void write_content(JsonWriter& w, const Message& m, const std::vector<const Block*>& kept,
                      bool has_calls) {
     if (!m.content.is_blocks()) {
       if (m.content.form == Content::Form::string) {
@@ -489,12 +499,6 @@ class OpenAIEncoder final : public EncoderBase {
         w.Null();
       }
       return;
-    }
-    std::vector<const Block*> kept;
-    for (const Block* block : parts) {
-      if (holdable(m, *block)) {
-        kept.push_back(block);
-      }
     }
     bool all_text = std::all_of(kept.begin(), kept.end(),
                                 [](const Block* b) { return b->type == BlockType::text; });
@@ -524,8 +528,12 @@ class OpenAIEncoder final : public EncoderBase {
     w.EndArray();
   }
 
-  // Whether the block can be a content part of this message; reports it when not.
+  // Whether the block can be a content part of this message; reports it (and a
+  // cache_control marker on it) when not.
   bool holdable(const Message& m, const Block& block) {
+    if (!block.cache_control.empty() && m.origin != Format::openai) {
+      drop("cache_control markers", m);
+    }
     switch (block.type) {
       case BlockType::text:
         return true;
@@ -568,9 +576,6 @@ class OpenAIEncoder final : public EncoderBase {
     if (m.origin == Format::openai && block.json != nullptr) {
       block.json->Accept(w);
       return;
-    }
-    if (!block.cache_control.empty()) {
-      drop("cache_control markers", m);
     }
     const MediaSource& source = block.source;
     w.StartObject();

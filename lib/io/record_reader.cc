@@ -126,9 +126,9 @@ bool RecordReader::next(Record& record) {
 }
 
 // The first record did not end on its line. Rewind to its start, read the whole
-// input, and see whether it parses as JSON values spanning lines. If even the first
-// value does not parse, stay in line mode so that the error is reported on line 1
-// and the lines after it are still read.
+// input, and see whether it parses as JSON values spanning lines. If the parse
+// fails on the first line itself, that line was merely truncated: stay in line mode
+// so that the error is reported on line 1 and the lines after it are still read.
 bool RecordReader::try_document_mode(Record& record) {
   const std::uint64_t first_line = record.where.line;
   // The line and its terminator are the bytes just before m_begin; find its start.
@@ -148,11 +148,17 @@ bool RecordReader::try_document_mode(Record& record) {
   std::string_view text(m_buffer.data() + m_begin, m_end - m_begin);
   auto source = std::make_shared<Source>();
   std::size_t consumed = 0;
-  if (parse_json_prefix(text, source->doc, consumed)) {
-    // Not a multi-line value after all: skip the first line again and go on by lines.
-    const void* newline = std::memchr(text.data(), '\n', text.size());
-    m_begin += newline ? static_cast<const char*>(newline) - text.data() + 1 : text.size();
-    return false;
+  if (auto error = parse_json_prefix(text, source->doc, consumed)) {
+    std::size_t first_line_end = std::min(text.find('\n'), text.size());
+    if (error->offset <= first_line_end) {
+      // A truncated first line: skip it again and go on by lines.
+      m_begin += first_line_end < text.size() ? first_line_end + 1 : text.size();
+      return false;
+    }
+    // A broken multi-line document: report the error where it is.
+    m_document = true;
+    m_line = first_line;
+    return next_in_document(record);
   }
   m_document = true;
   m_line = first_line;  // line number of the byte at m_begin

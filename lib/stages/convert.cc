@@ -15,11 +15,12 @@ class PassThrough final : public StreamStage {
 
 }  // namespace
 
-ReadStats convert(const ConvertOptions& options, Output& out, Diagnostics& diagnostics) {
+ReadStats convert(const ConvertOptions& options, Output& out, Diagnostics& diagnostics,
+                  const Opener& open) {
   LossReport loss(options.strict);
   FormatWriter writer(out, options.to, loss);
   PassThrough stage;
-  ReadStats stats = run_stage(options.inputs, options.read, stage, writer, diagnostics);
+  ReadStats stats = run_stage(options.inputs, options.read, stage, writer, diagnostics, open);
   out.flush();
   if (!loss.empty()) {
     diagnostics.warning(Location{}, fmt::format("dropped what the output format cannot hold: "

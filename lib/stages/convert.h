@@ -22,6 +22,7 @@ struct ConvertOptions {
 
 // Converts every input to `options.to`, writing to `out`. Losses are reported to
 // `diagnostics` once, at the end. Throws convo::Error.
-ReadStats convert(const ConvertOptions& options, Output& out, Diagnostics& diagnostics);
+ReadStats convert(const ConvertOptions& options, Output& out, Diagnostics& diagnostics,
+                  const Opener& open = open_input);
 
 }  // namespace convo

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Every example shown to users, in `convo SUBCOMMAND --help` and in the EXAMPLES of
+# man/*.1, must be the first line of some golden case's `cmd`, so that it is run
+# and its output checked (jq's man.test idea).
+#
+#   examples_test.sh CONVO_BINARY SOURCE_DIR
+set -u
+binary=$1 src=$2
+first_lines=$(for f in "$src"/testdata/*/*/cmd; do head -n 1 "$f"; done)
+missing=0
+check() { # where example
+  if ! grep -qxF -- "$2" <<<"$first_lines"; then
+    echo "*** $1: example has no golden case (first line of a testdata/*/*/cmd): $2" >&2
+    missing=1
+  fi
+}
+
+subcommands=$("$binary" --help | awk '/^Subcommands:/ {on=1; next} on && /^  [a-z]/ {print $1}')
+[ -n "$subcommands" ] || { echo "*** no subcommands found in convo --help" >&2; exit 1; }
+for sub in $subcommands; do
+  examples=$("$binary" "$sub" --help | awk '/^Examples:/ {on=1; next} on && /^  convo / {sub(/^  /, ""); print; next} on && /^$/ {exit}')
+  [ -n "$examples" ] || { echo "*** convo $sub --help has no examples" >&2; missing=1; }
+  while IFS= read -r example; do
+    [ -n "$example" ] && check "convo $sub --help" "$example"
+  done <<<"$examples"
+done
+
+for page in "$src"/man/*.1; do
+  examples=$(awk '/^\.SH EXAMPLES/ {on=1; next} /^\.SH/ {on=0} on && /^convo / {print}' "$page" |
+             sed -e 's/\\-/-/g' -e 's/\\e/\\/g' -e 's/\\(aq/'"'"'/g')
+  while IFS= read -r example; do
+    [ -n "$example" ] && check "$(basename "$page")" "$example"
+  done <<<"$examples"
+done
+exit $missing

@@ -1,0 +1,106 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "json.h"
+
+using namespace convo;
+
+TEST_CASE("parse_json reads one value with whitespace around it", "[json]") {
+  JsonDoc doc;
+  REQUIRE_FALSE(parse_json("  {\"a\": [1, 2.5, \"x\"]}\t ", doc));
+  CHECK(doc["a"][1].GetDouble() == 2.5);
+}
+
+TEST_CASE("parse_json names the place and kind of a syntax error", "[json]") {
+  JsonDoc doc;
+  SECTION("missing comma") {
+    auto error = parse_json(R"({"a": 1 "b": 2})", doc);
+    REQUIRE(error);
+    CHECK(error->offset == 8);
+    CHECK(error->message == "expected ',' or '}'");
+  }
+  SECTION("truncated line") {
+    auto error = parse_json(R"({"a": "unfinished)", doc);
+    REQUIRE(error);
+    CHECK(error->message == "unterminated string (truncated line?)");
+  }
+  SECTION("text after the value") {
+    auto error = parse_json(R"({"a": 1} x)", doc);
+    REQUIRE(error);
+    CHECK(error->offset == 9);
+    CHECK(error->message == "unexpected text after the JSON value");
+  }
+  SECTION("NUL byte") {
+    std::string text("{\"a\": 1}\0{}", 11);
+    auto error = parse_json(text, doc);
+    REQUIRE(error);
+    CHECK(error->offset == 8);
+    CHECK(error->message == "NUL byte in JSON text");
+  }
+  SECTION("control character in a string") {
+    auto error = parse_json("{\"a\": \"x\ty\"}", doc);
+    REQUIRE(error);
+    CHECK(error->message == "unescaped control character in string");
+  }
+  SECTION("number out of range") {
+    auto error = parse_json(R"({"a": 1e999})", doc);
+    REQUIRE(error);
+    CHECK(error->message == "number out of range");
+  }
+}
+
+TEST_CASE("parse_json refuses deep nesting instead of overflowing the stack", "[json]") {
+  JsonDoc doc;
+  std::string deep(200000, '[');
+  deep += std::string(200000, ']');
+  auto error = parse_json(deep, doc);
+  REQUIRE(error);
+  CHECK(error->message == "JSON nested deeper than 1000 levels");
+  CHECK(error->offset == static_cast<std::size_t>(k_max_json_depth));
+
+  std::string ok(k_max_json_depth, '[');
+  ok += std::string(k_max_json_depth, ']');
+  CHECK_FALSE(parse_json(ok, doc));
+}
+
+TEST_CASE("parse_json_prefix reads consecutive values", "[json]") {
+  std::string text = "{\"a\":1}\n  [2]";
+  JsonDoc doc;
+  std::size_t consumed = 0;
+  REQUIRE_FALSE(parse_json_prefix(text, doc, consumed));
+  CHECK(consumed == 7);
+  REQUIRE_FALSE(parse_json_prefix(std::string_view(text).substr(consumed), doc, consumed));
+  CHECK(doc.IsArray());
+}
+
+TEST_CASE("full-precision numbers survive a round trip", "[json]") {
+  JsonDoc doc;
+  REQUIRE_FALSE(parse_json(R"({"cost":0.01,"big":12345678901234567,"neg":-0.1})", doc));
+  CHECK(to_json(doc) == R"({"cost":0.01,"big":12345678901234567,"neg":-0.1})");
+}
+
+TEST_CASE("set_member and erase_member keep member order", "[json]") {
+  JsonDoc doc;
+  REQUIRE_FALSE(parse_json(R"({"a":1,"b":2,"c":3})", doc));
+  set_member(doc, "b", JsonValue(20), doc.GetAllocator());
+  set_member(doc, "d", JsonValue(4), doc.GetAllocator());
+  erase_member(doc, "a");
+  CHECK(to_json(doc) == R"({"b":20,"c":3,"d":4})");
+}
+
+TEST_CASE("accessors answer absent for wrong types", "[json]") {
+  JsonDoc doc;
+  REQUIRE_FALSE(parse_json(R"({"s":"x","n":1,"b":true})", doc));
+  CHECK(string_member(doc, "s") == std::optional<std::string_view>("x"));
+  CHECK_FALSE(string_member(doc, "n"));
+  CHECK_FALSE(string_member(doc, "missing"));
+  CHECK(bool_member(doc, "b") == std::optional<bool>(true));
+  CHECK(find_member(doc["n"], "x") == nullptr);
+}
+
+TEST_CASE("json_assertion_failed turns misuse into an exception", "[json]") {
+  JsonDoc doc;
+  REQUIRE_FALSE(parse_json("1", doc));
+  CHECK_THROWS_AS(doc.GetString(), std::logic_error);
+}

@@ -1,0 +1,45 @@
+#include <catch2/catch.hpp>
+
+#include "message.h"
+
+using namespace convo;
+
+TEST_CASE("a data: URL becomes base64 data and back", "[message]") {
+  MediaSource source = MediaSource::from_url("data:image/png;base64,iVBORw0KGgo=");
+  CHECK(source.type == MediaSource::Type::base64);
+  CHECK(source.media_type == "image/png");
+  CHECK(source.data == "iVBORw0KGgo=");
+  CHECK(source.to_url() == "data:image/png;base64,iVBORw0KGgo=");
+}
+
+TEST_CASE("any other URL stays a URL", "[message]") {
+  MediaSource source = MediaSource::from_url("https://example.com/cat.png");
+  CHECK(source.type == MediaSource::Type::url);
+  CHECK(source.to_url() == "https://example.com/cat.png");
+}
+
+TEST_CASE("joined_text concatenates text blocks only", "[message]") {
+  Content content;
+  content.form = Content::Form::blocks;
+  content.blocks.push_back(Block::make_text("a"));
+  content.blocks.push_back(Block::make_tool_use("t1", "f", "{}"));
+  content.blocks.push_back(Block::make_text("b"));
+  CHECK(content.joined_text() == "ab");
+  CHECK_FALSE(content.empty());
+}
+
+TEST_CASE("tool queries find tool_use and tool_result blocks", "[message]") {
+  Message message;
+  message.content.form = Content::Form::blocks;
+  message.content.blocks.push_back(Block::make_tool_use("t1", "f", ""));
+  CHECK(message.has_tool_uses());
+  CHECK_FALSE(message.has_tool_results());
+  REQUIRE(message.tool_uses().size() == 1);
+  CHECK(message.tool_uses()[0]->input_json() == "{}");
+}
+
+TEST_CASE("role names follow LangChain", "[message]") {
+  CHECK(role_name(Role::user) == "human");
+  CHECK(role_name(Role::assistant) == "ai");
+  CHECK(role_name(Role::tool) == "tool");
+}

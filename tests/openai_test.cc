@@ -1,0 +1,114 @@
+#include <catch2/catch.hpp>
+
+#include "test_util.h"
+
+using namespace convo;
+using namespace convo::test;
+
+namespace {
+
+const char* k_chat =
+    R"({"role":"developer","content":"Answer in French."})" "\n"
+    R"({"role":"user","content":"Weather?","name":"alice"})" "\n"
+    R"({"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\": \"Paris\"}"}},{"id":"call_2","type":"function","function":{"name":"get_time","arguments":""}}]})" "\n"
+    R"({"role":"tool","tool_call_id":"call_1","content":"sunny"})" "\n"
+    R"({"role":"tool","tool_call_id":"call_2","content":[{"type":"text","text":"noon"}]})" "\n"
+    R"({"role":"assistant","content":"Il fait beau.","refusal":null})" "\n";
+
+}  // namespace
+
+TEST_CASE("openai messages decode tool calls and tool messages to blocks", "[openai]") {
+  auto messages = read_messages(k_chat);
+  REQUIRE(messages.size() == 6);
+  CHECK(messages[0].role == Role::developer);
+  CHECK(messages[1].name == "alice");
+  const Message& calls = messages[2];
+  REQUIRE(calls.content.blocks.size() == 2);
+  CHECK(calls.content.blocks[0].type == BlockType::tool_use);
+  CHECK(calls.content.blocks[0].input_json() == R"({"city": "Paris"})");
+  CHECK(calls.content.blocks[1].input_json() == "{}");
+  const Message& tool = messages[3];
+  CHECK(tool.role == Role::tool);
+  REQUIRE(tool.content.blocks.size() == 1);
+  CHECK(tool.content.blocks[0].type == BlockType::tool_result);
+  CHECK(tool.content.blocks[0].id == "call_1");
+  CHECK(tool.content.blocks[0].result.text == "sunny");
+}
+
+TEST_CASE("openai to itself gives back the same bytes", "[openai]") {
+  auto result = convert_text(k_chat, Format::openai);
+  CHECK(result.out == k_chat);
+  CHECK(result.warnings.empty());
+}
+
+TEST_CASE("a changed openai message keeps its unknown fields and string content", "[openai]") {
+  auto messages = read_messages(k_chat);
+  Message& last = messages[5];
+  last.touch();
+  last.content.text = "Beau temps.";
+  std::vector<Message> changed;
+  changed.push_back(std::move(last));
+  CHECK(encode_all(changed, Format::openai) == R"({"role":"assistant","content":"Beau temps.","refusal":null})" "\n");
+}
+
+TEST_CASE("openai to anthropic and back keeps roles, texts, tool calls and results", "[openai]") {
+  auto there = convert_text(k_chat, Format::anthropic);
+  CHECK(there.out ==
+        R"({"role":"system","content":"Answer in French."})" "\n"
+        R"({"role":"user","content":"Weather?"})" "\n"
+        R"({"role":"assistant","content":[{"type":"tool_use","id":"call_1","name":"get_weather","input":{"city": "Paris"}},{"type":"tool_use","id":"call_2","name":"get_time","input":{}}]})" "\n"
+        R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":"sunny"}]})" "\n"
+        R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"call_2","content":[{"type":"text","text":"noon"}]}]})" "\n"
+        R"({"role":"assistant","content":"Il fait beau."})" "\n");
+  REQUIRE(there.warnings.size() == 1);
+  CHECK(there.warnings[0].find("anthropic cannot hold message names (1)") != std::string::npos);
+
+  auto back = convert_text(there.out, Format::openai);
+  CHECK(back.out ==
+        R"({"role":"system","content":"Answer in French."})" "\n"
+        R"({"role":"user","content":"Weather?"})" "\n"
+        R"({"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}},{"id":"call_2","type":"function","function":{"name":"get_time","arguments":"{}"}}]})" "\n"
+        R"({"role":"tool","content":"sunny","tool_call_id":"call_1"})" "\n"
+        R"({"role":"tool","content":[{"type":"text","text":"noon"}],"tool_call_id":"call_2"})" "\n"
+        R"({"role":"assistant","content":"Il fait beau."})" "\n");
+  CHECK(back.warnings.empty());
+}
+
+TEST_CASE("arguments that are not JSON are reported and kept as a string", "[openai]") {
+  std::string line =
+      R"({"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{oops"}}]})";
+  auto result = convert_text(line, Format::anthropic);
+  CHECK(result.out ==
+        R"({"role":"assistant","content":[{"type":"tool_use","id":"c","name":"f","input":"{oops"}]})" "\n");
+  REQUIRE(result.warnings.size() == 1);
+  CHECK(result.warnings[0].find("tool inputs that are not JSON objects (written as strings) (1)") !=
+        std::string::npos);
+}
+
+TEST_CASE("an openai response body holds its choice messages", "[openai]") {
+  std::string response =
+      R"({"id":"chatcmpl-1","object":"chat.completion","model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":7,"completion_tokens":2,"total_tokens":9}})";
+  auto messages = read_messages(response);
+  REQUIRE(messages.size() == 1);
+  CHECK(messages[0].role == Role::assistant);
+  CHECK(messages[0].content.text == "Hi");
+  CHECK(messages[0].usage.input == 7);
+  CHECK(messages[0].envelope.stop_reason == "stop");
+  CHECK(convert_text(response, Format::openai).out == response + "\n");
+
+  messages[0].touch();
+  messages[0].content.text = "Hello";
+  CHECK(encode_all(messages, Format::openai) ==
+        R"({"id":"chatcmpl-1","object":"chat.completion","model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":"Hello"},"finish_reason":"stop"}],"usage":{"prompt_tokens":7,"completion_tokens":2,"total_tokens":9}})"
+        "\n");
+}
+
+TEST_CASE("openai audio and files map to anthropic where it can hold them", "[openai]") {
+  std::string line =
+      R"({"role":"user","content":[{"type":"input_audio","input_audio":{"data":"UklG","format":"wav"}},{"type":"file","file":{"file_data":"data:application/pdf;base64,JVBE","filename":"a.pdf"}}]})";
+  auto result = convert_text(line, Format::anthropic);
+  CHECK(result.out ==
+        R"({"role":"user","content":[{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBE"}}]})" "\n");
+  REQUIRE(result.warnings.size() == 1);
+  CHECK(result.warnings[0].find("anthropic cannot hold input_audio blocks (1)") != std::string::npos);
+}

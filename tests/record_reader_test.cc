@@ -1,0 +1,101 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "io/record_reader.h"
+
+using namespace convo;
+
+namespace {
+
+std::vector<Record> read_all(const std::string& text) {
+  RecordReader reader(memory_source(text), "t.jsonl");
+  std::vector<Record> records;
+  Record record;
+  while (reader.next(record)) {
+    records.push_back(record);
+  }
+  return records;
+}
+
+}  // namespace
+
+TEST_CASE("records are lines; blank lines are skipped but counted", "[io]") {
+  auto records = read_all("{\"a\":1}\n\n   \n{\"a\":2}\n");
+  REQUIRE(records.size() == 2);
+  CHECK(records[0].raw == "{\"a\":1}");
+  CHECK(records[0].where.line == 1);
+  CHECK(records[1].where.line == 4);
+  CHECK(*records[1].where.file == "t.jsonl");
+}
+
+TEST_CASE("CRLF line ends, a BOM and a missing final newline are fine", "[io]") {
+  auto records = read_all("\xEF\xBB\xBF{\"a\":1}\r\n{\"a\":2}");
+  REQUIRE(records.size() == 2);
+  CHECK(records[0].raw == "{\"a\":1}");
+  CHECK(records[0].ok());
+  CHECK(records[1].raw == "{\"a\":2}");
+}
+
+TEST_CASE("a malformed line is a record with an error and a column", "[io]") {
+  auto records = read_all("{\"a\":1}\n{\"a\" 1}\n{\"a\":3}\n");
+  REQUIRE(records.size() == 3);
+  CHECK_FALSE(records[1].ok());
+  CHECK(records[1].error == "expected ':'");
+  CHECK(records[1].where.line == 2);
+  CHECK(records[1].where.column == 6);
+  CHECK(records[1].raw == "{\"a\" 1}");
+  CHECK(records[2].ok());
+}
+
+TEST_CASE("a truncated last line is an error on its own line", "[io]") {
+  auto records = read_all("{\"a\":1}\n{\"a\":\"cut of");
+  REQUIRE(records.size() == 2);
+  CHECK(records[1].error == "unterminated string (truncated line?)");
+  CHECK(records[1].where.line == 2);
+}
+
+TEST_CASE("a JSON value spanning lines is one record", "[io]") {
+  auto records = read_all("{\n  \"messages\": [\n    {\"role\": \"user\"}\n  ]\n}\n{\"b\":\n 2}\n");
+  REQUIRE(records.size() == 2);
+  CHECK(records[0].ok());
+  CHECK(records[0].where.line == 1);
+  CHECK(records[0].raw == "{\n  \"messages\": [\n    {\"role\": \"user\"}\n  ]\n}");
+  CHECK(records[1].where.line == 6);
+  CHECK(records[1].source->doc["b"].GetInt() == 2);
+}
+
+TEST_CASE("an error inside a multi-line document points at its line", "[io]") {
+  auto records = read_all("{\n  \"a\": 1,\n  \"b\" 2\n}\n");
+  REQUIRE_FALSE(records.empty());
+  CHECK_FALSE(records[0].ok());
+  CHECK(records[0].where.line == 3);
+  CHECK(records[0].where.column == 7);
+  CHECK(records[0].error == "expected ':'");
+}
+
+TEST_CASE("a truncated first line does not swallow the lines after it", "[io]") {
+  auto records = read_all("{\"a\":\"cut\n{\"a\":2}\n{\"a\":3}\n");
+  REQUIRE(records.size() == 3);
+  CHECK_FALSE(records[0].ok());
+  CHECK(records[0].where.line == 1);
+  CHECK(records[1].ok());
+  CHECK(records[1].where.line == 2);
+  CHECK(records[2].where.line == 3);
+}
+
+TEST_CASE("a line of 64 MB is read whole", "[io][big]") {
+  std::string big(64u << 20, 'x');
+  std::string text = "{\"a\":1}\n{\"text\":\"" + big + "\"}\n{\"a\":3}\n";
+  auto records = read_all(text);
+  REQUIRE(records.size() == 3);
+  REQUIRE(records[1].ok());
+  CHECK(records[1].source->doc["text"].GetStringLength() == big.size());
+  CHECK(records[2].where.line == 3);
+}
+
+TEST_CASE("an empty input has no records", "[io]") {
+  CHECK(read_all("").empty());
+  CHECK(read_all("\n\n").empty());
+}

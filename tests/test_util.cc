@@ -1,0 +1,99 @@
+#include "test_util.h"
+
+#include "io/output.h"
+#include "stages/convert.h"
+
+namespace convo::test {
+
+void CollectingDiagnostics::warning(const Location& where, std::string_view what) {
+  std::string place = where.str();
+  lines.push_back(place.empty() ? std::string(what) : place + ": " + std::string(what));
+}
+
+Opener memory_files(std::map<std::string, std::string> files) {
+  return [files = std::move(files)](const std::string& path) {
+    auto it = files.find(path);
+    if (it == files.end()) {
+      throw Error(path + ": cannot open: No such file or directory");
+    }
+    return memory_source(it->second);
+  };
+}
+
+namespace {
+class Collect final : public InputHandler {
+ public:
+  void message(Message&& message) override { messages.push_back(std::move(message)); }
+  std::vector<Message> messages;
+};
+}  // namespace
+
+std::vector<Message> read_messages(const std::string& text, ReadOptions options) {
+  Collect collect;
+  NullDiagnostics diagnostics;
+  read_inputs({"in.jsonl"}, options, collect, diagnostics, memory_files({{"in.jsonl", text}}));
+  return std::move(collect.messages);
+}
+
+ConvertResult convert_text(const std::string& text, Format to, ReadOptions options, bool strict) {
+  ConvertOptions convert_options;
+  convert_options.inputs = {"in.jsonl"};
+  convert_options.read = options;
+  convert_options.to = to;
+  convert_options.strict = strict;
+  StringOutput out;
+  CollectingDiagnostics diagnostics;
+  convert(convert_options, out, diagnostics, memory_files({{"in.jsonl", text}}));
+  return {out.str(), diagnostics.lines};
+}
+
+std::string encode_all(std::vector<Message>& messages, Format to) {
+  StringOutput out;
+  LossReport loss;
+  auto encoder = format_info(to).make_encoder(loss);
+  for (Message& message : messages) {
+    encoder->write(std::move(message), out);
+  }
+  encoder->finish(out);
+  return out.str();
+}
+
+namespace {
+std::vector<std::unique_ptr<JsonDoc>> parse_all(const std::string& text) {
+  std::vector<std::unique_ptr<JsonDoc>> docs;
+  std::size_t pos = 0;
+  while (true) {
+    while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\n' || text[pos] == '\r' ||
+                                 text[pos] == '\t')) {
+      ++pos;
+    }
+    if (pos >= text.size()) {
+      break;
+    }
+    auto doc = std::make_unique<JsonDoc>();
+    std::size_t consumed = 0;
+    if (parse_json_prefix(std::string_view(text).substr(pos), *doc, consumed)) {
+      return {};
+    }
+    pos += consumed;
+    docs.push_back(std::move(doc));
+  }
+  return docs;
+}
+}  // namespace
+
+bool json_equal_documents(const std::string& a, const std::string& b) {
+  auto x = parse_all(a);
+  auto y = parse_all(b);
+  if (x.size() != y.size() || x.empty()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (*x[i] != *y[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace convo::test

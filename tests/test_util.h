@@ -1,0 +1,45 @@
+// Helpers for the unit tests: run lib/ on in-memory transcripts.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diagnostics.h"
+#include "formats/format.h"
+#include "message.h"
+#include "pipeline.h"
+
+namespace convo::test {
+
+// Keeps every warning as one line, `where: what`.
+class CollectingDiagnostics final : public Diagnostics {
+ public:
+  void warning(const Location& where, std::string_view what) override;
+  std::vector<std::string> lines;
+};
+
+// An opener serving `files` (name -> bytes) from memory.
+Opener memory_files(std::map<std::string, std::string> files);
+
+// The messages `text` (read as "in.jsonl") decodes to.
+std::vector<Message> read_messages(const std::string& text, ReadOptions options = {});
+
+struct ConvertResult {
+  std::string out;
+  std::vector<std::string> warnings;
+};
+
+// `convo convert --to <to>` on `text` (read as "in.jsonl").
+ConvertResult convert_text(const std::string& text, Format to, ReadOptions options = {},
+                           bool strict = false);
+
+// Encodes `messages` (consumed) in `to` and returns the output.
+std::string encode_all(std::vector<Message>& messages, Format to);
+
+// True when `a` and `b` hold the same sequence of JSON values (one per line, or
+// values spanning lines), compared as JSON.
+bool json_equal_documents(const std::string& a, const std::string& b);
+
+}  // namespace convo::test
