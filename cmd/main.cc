@@ -1,5 +1,7 @@
 // convo: the command line. Parses, runs the chosen subcommand, and turns a
 // convo::Error into one stderr line and an exit code.
+#include <malloc.h>
+
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
@@ -14,6 +16,12 @@ using convo::ExitCode;
 int main(int argc, char** argv) {
   // A closed pipe shows up as EPIPE on write, so `convo ... | head` can end quietly.
   std::signal(SIGPIPE, SIG_IGN);
+  // Transcripts carry tool outputs of 50-200 KB on a few percent of lines. With
+  // glibc's defaults each of those buffers is mmapped and unmapped again, and the
+  // page faults cost as much as parsing (measured: 23.7k vs 1.3k faults, 0.60 s vs
+  // 0.40 s on a 200 MB log). Keep such blocks in the heap for reuse instead.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
 
   CLI::App app{"convo: clean, cut, check and convert LLM conversation transcripts (JSONL).\n"
                "Run 'convo SUBCOMMAND --help' for a subcommand's flags and examples; "

@@ -165,6 +165,29 @@ std::optional<JsonParseError> parse_json(std::string_view text, JsonDoc& doc) {
   return std::nullopt;
 }
 
+bool parse_json_in_place(std::string& text, JsonDoc& doc) {
+  rapidjson::InsituStringStream stream(text.data());
+  rapidjson::ParseResult result;
+  auto generator = [&](JsonDoc& target) {
+    DepthLimitedHandler handler(target);
+    rapidjson::Reader reader;
+    result = reader.Parse<k_parse_flags | rapidjson::kParseInsituFlag>(stream, handler);
+    return !result.IsError();
+  };
+  doc.Populate(generator);
+  if (result.IsError()) {
+    return false;
+  }
+  // What follows the value must be whitespace up to the real end (not a NUL).
+  const char* end = text.data() + text.size();
+  for (const char* p = stream.src_; p < end; ++p) {
+    if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+      return false;
+    }
+  }
+  return stream.src_ <= end;
+}
+
 std::optional<JsonParseError> parse_json_prefix(std::string_view text, JsonDoc& doc,
                                                 std::size_t& consumed) {
   return parse_at(text, doc, consumed);

@@ -48,6 +48,11 @@ struct JsonParseError {
 // data is), which lets the parser run without bounds checks.
 std::optional<JsonParseError> parse_json(std::string_view text, JsonDoc& doc);
 
+// Like `parse_json`, but parses in place: strings are unescaped inside `text`,
+// which must outlive `doc`, and `text`'s bytes are changed. Returns false when
+// `text` is not one JSON value; parse a pristine copy with `parse_json` to learn why.
+bool parse_json_in_place(std::string& text, JsonDoc& doc);
+
 // Parses the first JSON value of `text` (leading whitespace skipped) into `doc` and
 // stores in `consumed` the offset just past it. Same NUL rule as `parse_json`.
 std::optional<JsonParseError> parse_json_prefix(std::string_view text, JsonDoc& doc,

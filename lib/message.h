@@ -167,6 +167,10 @@ struct Envelope {
 // The source JSON of a decoded record, kept alive for as long as any message or
 // block points into it.
 struct Source {
+  // A private copy of the record's bytes that the parser unescapes strings into
+  // (in-situ parsing: no string is copied twice); `doc`'s strings point into it.
+  // Empty when `doc` owns its strings.
+  std::string text;
   JsonDoc doc;
 };
 

@@ -110,11 +110,17 @@ bool RecordReader::next(Record& record) {
   record.where = Location{m_file, number, 0};
   record.error.clear();
   record.source = std::make_shared<Source>();
-  auto error = parse_json(record.raw, record.source->doc);
+  record.source->text.assign(line.data(), line.size());
   const bool first = m_first;
   m_first = false;
-  if (!error) {
+  if (parse_json_in_place(record.source->text, record.source->doc)) {
     return true;
+  }
+  // Rare: parse the pristine bytes again to say what is wrong and where.
+  record.source->text.clear();
+  auto error = parse_json(record.raw, record.source->doc);
+  if (!error) {
+    return true;  // cannot happen: both parses accept the same texts
   }
   if (first && may_continue(record.raw, *error) && try_document_mode(record)) {
     return true;
