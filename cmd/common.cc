@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
+
+#include "io/output.h"
 
 namespace convo::cli {
 
@@ -34,6 +38,37 @@ ReadOptions read_options(const InputArgs& args) {
   return options;
 }
 
+void add_output_flags(CLI::App& sub, OutputArgs& args, bool to_required) {
+  CLI::Option* to = sub.add_option(
+      "--to", args.to,
+      to_required ? "Output format: " + format_names()
+                  : "Output format: " + format_names() + " (default: the input's format)");
+  to->check(one_of(format_choices(false), "format"));
+  if (to_required) {
+    to->required();
+  }
+  sub.add_flag("--strict", args.strict,
+               "Fail (exit 3) instead of dropping what the output format cannot hold");
+}
+
+StreamOptions stream_options(const InputArgs& input, const OutputArgs& output) {
+  StreamOptions options;
+  options.inputs = input.files;
+  options.read = read_options(input);
+  if (!output.to.empty()) {
+    options.to = parse_format(output.to);
+  }
+  options.strict = output.strict;
+  return options;
+}
+
+int run_stream_command(const InputArgs& input, const OutputArgs& output, StreamStage& stage) {
+  FdOutput out(STDOUT_FILENO);
+  StderrDiagnostics diagnostics;
+  run_stream(stream_options(input, output), stage, out, diagnostics);
+  return static_cast<int>(ExitCode::ok);
+}
+
 std::vector<std::string> format_choices(bool with_auto) {
   std::vector<std::string> names;
   if (with_auto) {
@@ -47,23 +82,6 @@ std::vector<std::string> format_choices(bool with_auto) {
 
 namespace {
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) {
-    row[j] = j;
-  }
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 std::string join(const std::vector<std::string>& words) {
   std::string out;
   for (const std::string& word : words) {
@@ -74,19 +92,6 @@ std::string join(const std::vector<std::string>& words) {
 }
 
 }  // namespace
-
-std::string closest_match(const std::string& word, const std::vector<std::string>& choices) {
-  std::string best;
-  std::size_t best_distance = 3;  // farther than this is no hint at all
-  for (const std::string& choice : choices) {
-    std::size_t d = edit_distance(word, choice);
-    if (d < best_distance) {
-      best = choice;
-      best_distance = d;
-    }
-  }
-  return best;
-}
 
 CLI::Validator one_of(std::vector<std::string> choices, std::string what) {
   std::string description = join(choices);

@@ -11,6 +11,7 @@
 #include "diagnostics.h"
 #include "formats/format.h"
 #include "pipeline.h"
+#include "text_match.h"
 
 namespace convo::cli {
 
@@ -27,15 +28,26 @@ struct InputArgs {
 void add_input_flags(CLI::App& sub, InputArgs& args);
 ReadOptions read_options(const InputArgs& args);
 
+// The flags of every subcommand that writes transcripts: --to, --strict.
+struct OutputArgs {
+  std::string to;  // empty: each message in its input's format
+  bool strict = false;
+};
+
+// Adds --to (required for convert, else optional) and --strict.
+void add_output_flags(CLI::App& sub, OutputArgs& args, bool to_required = false);
+StreamOptions stream_options(const InputArgs& input, const OutputArgs& output);
+
+// Runs a streaming subcommand: reads the inputs, runs `stage`, writes standard
+// output, prints warnings. Returns the exit code.
+int run_stream_command(const InputArgs& input, const OutputArgs& output, StreamStage& stage);
+
 // Format names for --to (and, with `with_auto`, for --from).
 std::vector<std::string> format_choices(bool with_auto);
 
 // A check that the value is one of `choices`; a near miss gets a hint:
 // "unknown format 'opnai' (did you mean 'openai'?)".
 CLI::Validator one_of(std::vector<std::string> choices, std::string what);
-
-// The choice closest to `word` by edit distance, or "" when none is close.
-std::string closest_match(const std::string& word, const std::vector<std::string>& choices);
 
 // Prints warnings to stderr: `convo: FILE:LINE:COL: warning: what`.
 class StderrDiagnostics final : public Diagnostics {

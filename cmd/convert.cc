@@ -1,10 +1,7 @@
 // convo convert: transcripts from one format to another.
-#include <unistd.h>
-
 #include <memory>
 
 #include "common.h"
-#include "io/output.h"
 #include "stages/convert.h"
 
 namespace convo::cli {
@@ -13,21 +10,8 @@ namespace {
 
 struct ConvertArgs {
   InputArgs input;
-  std::string to;
-  bool strict = false;
+  OutputArgs output;
 };
-
-int run_convert(const ConvertArgs& args) {
-  ConvertOptions options;
-  options.inputs = args.input.files;
-  options.read = read_options(args.input);
-  options.to = *parse_format(args.to);
-  options.strict = args.strict;
-  FdOutput out(STDOUT_FILENO);
-  StderrDiagnostics diagnostics;
-  convert(options, out, diagnostics);
-  return static_cast<int>(ExitCode::ok);
-}
 
 constexpr const char* k_help = R"(Convert transcripts between formats.
 
@@ -47,13 +31,14 @@ void add_convert(CLI::App& app, Runner& run) {
   auto args = std::make_shared<ConvertArgs>();
   CLI::App* sub = app.add_subcommand("convert", "Convert transcripts between formats");
   sub->description(k_help);
-  sub->add_option("--to", args->to, "Output format: " + format_names())
-      ->required()
-      ->check(one_of(format_choices(false), "format"));
-  sub->add_flag("--strict", args->strict,
-                "Fail (exit 3) instead of dropping what the output format cannot hold");
+  add_output_flags(*sub, args->output, /*to_required=*/true);
   add_input_flags(*sub, args->input);
-  sub->callback([args, &run] { run = [args] { return run_convert(*args); }; });
+  sub->callback([args, &run] {
+    run = [args] {
+      PassThrough stage;
+      return run_stream_command(args->input, args->output, stage);
+    };
+  });
 }
 
 }  // namespace convo::cli

@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
   if (argv[1][0] != '-' &&
       std::find(names.begin(), names.end(), argv[1]) == names.end()) {
     std::string what = fmt::format("unknown subcommand '{}'", argv[1]);
-    std::string hint = convo::cli::closest_match(argv[1], names);
+    std::string hint = convo::closest_match(argv[1], names);
     if (!hint.empty()) {
       what += fmt::format(" (did you mean '{}'?)", hint);
     }

@@ -226,4 +226,18 @@ ReadStats run_stage(const std::vector<std::string>& paths, const ReadOptions& op
   return read_inputs(paths, options, handler, diagnostics, open);
 }
 
+ReadStats run_stream(const StreamOptions& options, StreamStage& stage, Output& out,
+                     Diagnostics& diagnostics, const Opener& open) {
+  LossReport loss(options.strict);
+  FormatWriter writer(out, options.to, loss);
+  ReadStats stats = run_stage(options.inputs, options.read, stage, writer, diagnostics, open);
+  out.flush();
+  if (!loss.empty()) {
+    diagnostics.warning(Location{}, fmt::format("dropped what the output format cannot hold: "
+                                                "{} (--strict makes this an error)",
+                                                loss.summary()));
+  }
+  return stats;
+}
+
 }  // namespace convo

@@ -105,4 +105,18 @@ ReadStats run_stage(const std::vector<std::string>& paths, const ReadOptions& op
                     StreamStage& stage, MessageSink& sink, Diagnostics& diagnostics,
                     const Opener& open = open_input);
 
+// What every subcommand that writes transcripts reads and writes.
+struct StreamOptions {
+  std::vector<std::string> inputs;  // empty: standard input
+  ReadOptions read;
+  std::optional<Format> to;  // nullopt: each message in the format it was read in
+  bool strict = false;       // what the output format cannot hold is an error
+};
+
+// The whole run of such a subcommand: reads the inputs, runs `stage`, encodes and
+// writes the result to `out`, and reports what was dropped for want of room in the
+// output format once, at the end (an error at the first loss under `strict`).
+ReadStats run_stream(const StreamOptions& options, StreamStage& stage, Output& out,
+                     Diagnostics& diagnostics, const Opener& open = open_input);
+
 }  // namespace convo

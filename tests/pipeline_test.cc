@@ -77,7 +77,7 @@ TEST_CASE("an input whose records contradict every format is an error", "[pipeli
 }
 
 TEST_CASE("several inputs are read in order, each with its own format", "[pipeline]") {
-  ConvertOptions options;
+  StreamOptions options;
   options.inputs = {"a.jsonl", "b.jsonl"};
   options.to = Format::openai;
   StringOutput out;
@@ -89,7 +89,7 @@ TEST_CASE("several inputs are read in order, each with its own format", "[pipeli
 }
 
 TEST_CASE("a missing file is an error naming it", "[pipeline]") {
-  ConvertOptions options;
+  StreamOptions options;
   options.inputs = {"nope.jsonl"};
   StringOutput out;
   NullDiagnostics diagnostics;

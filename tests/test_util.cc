@@ -36,7 +36,7 @@ std::vector<Message> read_messages(const std::string& text, ReadOptions options)
 }
 
 ConvertResult convert_text(const std::string& text, Format to, ReadOptions options, bool strict) {
-  ConvertOptions convert_options;
+  StreamOptions convert_options;
   convert_options.inputs = {"in.jsonl"};
   convert_options.read = options;
   convert_options.to = to;

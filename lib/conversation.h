@@ -1,0 +1,46 @@
+// Conversations for the stages that need one whole (trim, normalize-for-api,
+// check): which messages form one, and an adapter that holds one at a time.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "message.h"
+#include "pipeline.h"
+
+namespace convo {
+
+// What makes a conversation.
+enum class GroupBy : std::uint8_t {
+  session,  // an input, split further where Claude Code's sessionId changes (default)
+  file,     // an input
+};
+
+// Adapts a whole-conversation function to the streaming interface: holds the
+// messages of one conversation and hands them to `function` when it ends, then
+// passes on what it returns. Memory: one conversation.
+//
+// With GroupBy::session a new conversation starts at a record whose sessionId is
+// set and differs from the one before; records without a sessionId (summaries,
+// snapshots) stay with the conversation they are in. Bad lines kept by
+// --on-error keep stay in place.
+class ConversationStage final : public StreamStage {
+ public:
+  using Function = std::function<std::vector<Message>(std::vector<Message>)>;
+
+  explicit ConversationStage(Function function, GroupBy group_by = GroupBy::session);
+
+  void push(Message&& message, MessageSink& next) override;
+  void finish(MessageSink& next) override;
+
+ private:
+  void flush(MessageSink& next);
+
+  Function m_function;
+  GroupBy m_group_by;
+  std::vector<Message> m_held;
+  std::string m_session;
+};
+
+}  // namespace convo
