@@ -28,3 +28,19 @@ convo_build() {
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null &&
     cmake --build "$dir" -j "$(nproc)"
 }
+
+# Installs the pinned LangChain.js the conformance tests compare against, when node
+# 20+ and npm are here; otherwise those tests are skipped, with a notice.
+convo_install_langchain() {
+  local dir=tests/langchain
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 ||
+     [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
+    echo "notice: node 20+ and npm are needed for the LangChain.js conformance tests; they will be skipped" >&2
+    return 0
+  fi
+  if [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
+    return 0
+  fi
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+    echo "notice: npm ci failed in $dir; the LangChain.js conformance tests will be skipped" >&2
+}
