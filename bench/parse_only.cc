@@ -2,6 +2,7 @@
 // RapidJSON document, doing nothing else. convo's stages are measured against it.
 //
 //   parse_only FILE   prints the number of lines parsed
+#include <malloc.h>
 #include <rapidjson/document.h>
 
 #include <cstdio>
@@ -10,6 +11,10 @@
 #include <string>
 
 int main(int argc, char** argv) {
+  // The same allocator settings as convo (cmd/main.cc), so that the comparison is
+  // of the work done, not of glibc's mmap threshold.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
   if (argc != 2) {
     std::fprintf(stderr, "usage: parse_only FILE\n");
     return 2;

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Benchmarks: convo's subcommands against a RapidJSON parse-only loop and jq on the
+same ~200 MB synthetic transcripts, run alternately, reported as median ratios.
+
+  bench/bench.py [--runs 5] [--only NAME ...] [--memory] [--convo build/convo]
+
+The parse-only baseline (bench/parse_only.cc) is built here with the same compiler
+flags and allocator settings as convo. Corpora come from ../shared/bench/gen-corpus
+(deterministic) and are cached in bench/out/. Timings are wall-clock medians over
+--runs rounds; each round runs every benchmark once, in turn, so that a noisy
+neighbour slows all of them alike. Peak RSS is the largest seen for a benchmark.
+--memory also runs the streaming benchmarks on a 1 GB input (the 200 MB one five
+times) to show that peak memory does not grow with input size.
+
+Add a benchmark by adding a row to BENCHMARKS.
+"""
+import argparse
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "out"
+GNU_TIME = "/usr/bin/time"  # Debian package "time"
+GEN = Path(os.environ.get("CONVO_GEN_CORPUS", ROOT.parent / "shared" / "bench" / "gen-corpus"))
+
+# Corpora: name -> (gen-corpus format, messages). ~200 MB each.
+CORPORA = {
+    "cc": ("claude-code", 53000),
+    "oa": ("openai", 83000),
+}
+
+# name, corpus, command ({convo}, {parse_only}, {input} are filled in), baseline.
+# A row whose baseline is "parse-only" is reported as a ratio to the parse-only
+# time on the same corpus; "jq:" rows are reported as how many times slower jq is
+# than the named convo row.
+BENCHMARKS = [
+    ("parse-only", "cc", "{parse_only} {input}", None),
+    ("parse-only", "oa", "{parse_only} {input}", None),
+    ("convert to own format", "cc", "{convo} convert --to claude-code {input}", "parse-only"),
+    ("convert to own format", "oa", "{convo} convert --to openai {input}", "parse-only"),
+    ("convert claude-code to openai", "cc", "{convo} convert --to openai {input}", "parse-only"),
+]
+
+# Streaming benchmarks whose peak memory must not grow with the input (--memory).
+STREAMING = ["convert to own format"]
+
+
+def build_parse_only():
+    binary = OUT / "parse_only"
+    source = ROOT / "bench" / "parse_only.cc"
+    if not binary.exists() or binary.stat().st_mtime < source.stat().st_mtime:
+        subprocess.run(["g++", "-O2", "-DNDEBUG", "-std=c++20", str(source), "-o", str(binary)],
+                       check=True)
+    return binary
+
+
+def corpus(name, copies=1):
+    fmt, messages = CORPORA[name]
+    path = OUT / f"{name}-{messages}.jsonl"
+    if not path.exists():
+        print(f"generating {path.name} ...", file=sys.stderr)
+        with open(path, "wb") as f:
+            subprocess.run([sys.executable, str(GEN), "--format", fmt, "--messages", str(messages),
+                            "--seed", "1"], stdout=f, check=True)
+    if copies == 1:
+        return path
+    big = OUT / f"{name}-{messages}x{copies}.jsonl"
+    if not big.exists():
+        print(f"generating {big.name} ...", file=sys.stderr)
+        with open(big, "wb") as out:
+            for _ in range(copies):
+                with open(path, "rb") as f:
+                    while chunk := f.read(1 << 24):
+                        out.write(chunk)
+    return big
+
+
+def run_once(command):
+    """Wall seconds and peak RSS (MB) of one run; output goes to /dev/null.
+
+    Peak RSS comes from GNU time: Linux carries a process's peak RSS across fork
+    and exec, so measuring a child of this (large) Python process would report
+    Python's own size."""
+    start = time.perf_counter()
+    with open(os.devnull, "wb") as devnull:
+        proc = subprocess.run([GNU_TIME, "-f", "%M", "sh", "-c", command], stdout=devnull,
+                              stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    err = proc.stderr.decode(errors="replace").strip().split("\n")
+    if proc.returncode != 0:
+        sys.exit(f"bench: failed ({proc.returncode}): {command}\n" + "\n".join(err))
+    return elapsed, int(err[-1]) / 1024
+
+
+def measure(rows, runs):
+    times = {key: [] for key in rows}
+    rss = {key: 0.0 for key in rows}
+    for _ in range(runs):
+        for key, command in rows.items():
+            elapsed, peak = run_once(command)
+            times[key].append(elapsed)
+            rss[key] = max(rss[key], peak)
+    return {key: statistics.median(v) for key, v in times.items()}, rss
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--only", nargs="*", help="benchmark names to run (plus their baselines)")
+    parser.add_argument("--memory", action="store_true", help="also compare peak RSS at 1 GB")
+    parser.add_argument("--convo", default=str(ROOT / "build" / "convo"))
+    args = parser.parse_args()
+    if not os.path.exists(GNU_TIME):
+        sys.exit("bench: needs GNU time (apt-get install time)")
+    OUT.mkdir(parents=True, exist_ok=True)
+    parse_only = build_parse_only()
+
+    chosen = [b for b in BENCHMARKS
+              if not args.only or b[0] in args.only or b[0] == "parse-only"
+              or any(b[0] == o for o in args.only)]
+    needed = {b[3] for b in chosen if b[3] and not b[3].startswith("jq")}
+    chosen = [b for b in BENCHMARKS if b in chosen or b[0] in needed]
+    rows = {}
+    for name, corpus_name, command, _ in chosen:
+        rows[(name, corpus_name)] = command.format(
+            convo=shlex.quote(args.convo), parse_only=shlex.quote(str(parse_only)),
+            input=shlex.quote(str(corpus(corpus_name))))
+    medians, rss = measure(rows, args.runs)
+
+    print(f"{'benchmark':44} {'corpus':6} {'median s':>9} {'ratio':>22} {'peak RSS MB':>12}")
+    for name, corpus_name, _, baseline in chosen:
+        key = (name, corpus_name)
+        ratio = ""
+        if baseline == "parse-only":
+            ratio = f"{medians[key] / medians[('parse-only', corpus_name)]:.2f}x parse-only"
+        elif baseline and baseline.startswith("jq:"):
+            ours = (baseline[3:], corpus_name)
+            ratio = f"jq {medians[key] / medians[ours]:.1f}x slower"
+        print(f"{name:44} {corpus_name:6} {medians[key]:9.3f} {ratio:>22} {rss[key]:12.1f}")
+
+    if args.memory:
+        print("\npeak RSS at 200 MB and 1 GB (streaming subcommands):")
+        for name, corpus_name, command, _ in chosen:
+            if name not in STREAMING:
+                continue
+            small = command.format(convo=shlex.quote(args.convo), parse_only=str(parse_only),
+                                   input=shlex.quote(str(corpus(corpus_name))))
+            big = command.format(convo=shlex.quote(args.convo), parse_only=str(parse_only),
+                                 input=shlex.quote(str(corpus(corpus_name, 5))))
+            _, rss_small = run_once(small)
+            _, rss_big = run_once(big)
+            print(f"{name:44} {corpus_name:6} {rss_small:8.1f} MB  {rss_big:8.1f} MB")
+
+
+if __name__ == "__main__":
+    main()
