@@ -62,10 +62,11 @@ StreamOptions stream_options(const InputArgs& input, const OutputArgs& output) {
   return options;
 }
 
-int run_stream_command(const InputArgs& input, const OutputArgs& output, StreamStage& stage) {
+int run_stream_command(const InputArgs& input, const OutputArgs& output,
+                       const StageFactory& make_stage) {
   FdOutput out(STDOUT_FILENO);
   StderrDiagnostics diagnostics;
-  run_stream(stream_options(input, output), stage, out, diagnostics);
+  run_stream(stream_options(input, output), make_stage, out, diagnostics);
   return static_cast<int>(ExitCode::ok);
 }
 

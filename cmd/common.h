@@ -38,9 +38,10 @@ struct OutputArgs {
 void add_output_flags(CLI::App& sub, OutputArgs& args, bool to_required = false);
 StreamOptions stream_options(const InputArgs& input, const OutputArgs& output);
 
-// Runs a streaming subcommand: reads the inputs, runs `stage`, writes standard
-// output, prints warnings. Returns the exit code.
-int run_stream_command(const InputArgs& input, const OutputArgs& output, StreamStage& stage);
+// Runs a streaming subcommand: reads the inputs, runs a stage from `make_stage` on
+// each, writes standard output, prints warnings. Returns the exit code.
+int run_stream_command(const InputArgs& input, const OutputArgs& output,
+                       const StageFactory& make_stage);
 
 // Format names for --to (and, with `with_auto`, for --from).
 std::vector<std::string> format_choices(bool with_auto);

@@ -35,8 +35,8 @@ void add_convert(CLI::App& app, Runner& run) {
   add_input_flags(*sub, args->input);
   sub->callback([args, &run] {
     run = [args] {
-      PassThrough stage;
-      return run_stream_command(args->input, args->output, stage);
+      return run_stream_command(args->input, args->output,
+                                [] { return std::make_unique<PassThrough>(); });
     };
   });
 }

@@ -156,16 +156,20 @@ class InputReader {
 
 class StageHandler final : public InputHandler {
  public:
-  StageHandler(StreamStage& stage, MessageSink& sink) : m_stage(stage), m_sink(sink) {}
-  void message(Message&& message) override { m_stage.push(std::move(message), m_sink); }
+  StageHandler(const StageFactory& make_stage, MessageSink& sink)
+      : m_make_stage(make_stage), m_sink(sink) {}
+  void begin_input(const std::string&, Format) override { m_stage = m_make_stage(); }
+  void message(Message&& message) override { m_stage->push(std::move(message), m_sink); }
   void end_input() override {
-    m_stage.finish(m_sink);
+    m_stage->finish(m_sink);
+    m_stage.reset();
     m_sink.end_input();
   }
 
  private:
-  StreamStage& m_stage;
+  const StageFactory& m_make_stage;
   MessageSink& m_sink;
+  std::unique_ptr<StreamStage> m_stage;
 };
 
 }  // namespace
@@ -220,17 +224,17 @@ void FormatWriter::end_input() {
 }
 
 ReadStats run_stage(const std::vector<std::string>& paths, const ReadOptions& options,
-                    StreamStage& stage, MessageSink& sink, Diagnostics& diagnostics,
+                    const StageFactory& make_stage, MessageSink& sink, Diagnostics& diagnostics,
                     const Opener& open) {
-  StageHandler handler(stage, sink);
+  StageHandler handler(make_stage, sink);
   return read_inputs(paths, options, handler, diagnostics, open);
 }
 
-ReadStats run_stream(const StreamOptions& options, StreamStage& stage, Output& out,
+ReadStats run_stream(const StreamOptions& options, const StageFactory& make_stage, Output& out,
                      Diagnostics& diagnostics, const Opener& open) {
   LossReport loss(options.strict);
   FormatWriter writer(out, options.to, loss);
-  ReadStats stats = run_stage(options.inputs, options.read, stage, writer, diagnostics, open);
+  ReadStats stats = run_stage(options.inputs, options.read, make_stage, writer, diagnostics, open);
   out.flush();
   if (!loss.empty()) {
     diagnostics.warning(Location{}, fmt::format("dropped what the output format cannot hold: "

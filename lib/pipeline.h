@@ -100,9 +100,14 @@ class StreamStage {
   virtual void finish(MessageSink& next) { (void)next; }
 };
 
-// Reads `paths`, runs every message through `stage` and gives the result to `sink`.
+// Makes a fresh stage. Each input gets its own, so that inputs can be processed
+// independently (and, one day, in parallel).
+using StageFactory = std::function<std::unique_ptr<StreamStage>()>;
+
+// Reads `paths`, runs every message through a stage made for its input, and gives
+// the result to `sink`.
 ReadStats run_stage(const std::vector<std::string>& paths, const ReadOptions& options,
-                    StreamStage& stage, MessageSink& sink, Diagnostics& diagnostics,
+                    const StageFactory& make_stage, MessageSink& sink, Diagnostics& diagnostics,
                     const Opener& open = open_input);
 
 // What every subcommand that writes transcripts reads and writes.
@@ -113,10 +118,10 @@ struct StreamOptions {
   bool strict = false;       // what the output format cannot hold is an error
 };
 
-// The whole run of such a subcommand: reads the inputs, runs `stage`, encodes and
+// The whole run of such a subcommand: reads the inputs, runs the stages, encodes and
 // writes the result to `out`, and reports what was dropped for want of room in the
 // output format once, at the end (an error at the first loss under `strict`).
-ReadStats run_stream(const StreamOptions& options, StreamStage& stage, Output& out,
+ReadStats run_stream(const StreamOptions& options, const StageFactory& make_stage, Output& out,
                      Diagnostics& diagnostics, const Opener& open = open_input);
 
 }  // namespace convo

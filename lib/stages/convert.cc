@@ -4,8 +4,8 @@ namespace convo {
 
 ReadStats convert(const StreamOptions& options, Output& out, Diagnostics& diagnostics,
                   const Opener& open) {
-  PassThrough stage;
-  return run_stream(options, stage, out, diagnostics, open);
+  return run_stream(
+      options, [] { return std::make_unique<PassThrough>(); }, out, diagnostics, open);
 }
 
 }  // namespace convo
