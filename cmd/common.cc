@@ -23,6 +23,23 @@ void add_input_flags(CLI::App& sub, InputArgs& args) {
                  "keep (warn and write the line through unchanged)")
       ->capture_default_str()
       ->check(one_of({"fail", "skip", "keep"}, "--on-error value"));
+  sub.add_option("-o,--output", args.output,
+                 "Write to FILE instead of standard output; FILE appears only when the run "
+                 "succeeds")
+      ->option_text("FILE");
+}
+
+int with_output(const InputArgs& args, const std::function<int(Output& out)>& body) {
+  if (args.output.empty() || args.output == "-") {
+    FdOutput out(STDOUT_FILENO);
+    int code = body(out);
+    out.flush();
+    return code;
+  }
+  FileOutput out(args.output);
+  int code = body(out);
+  out.commit();
+  return code;
 }
 
 ReadOptions read_options(const InputArgs& args) {
@@ -63,11 +80,14 @@ StreamOptions stream_options(const InputArgs& input, const OutputArgs& output) {
 }
 
 int run_stream_command(const InputArgs& input, const OutputArgs& output,
-                       const StageFactory& make_stage) {
-  FdOutput out(STDOUT_FILENO);
-  StderrDiagnostics diagnostics;
-  run_stream(stream_options(input, output), make_stage, out, diagnostics);
-  return static_cast<int>(ExitCode::ok);
+                       const StageFactory& make_stage, const SinkFactory& make_sink) {
+  StreamOptions options = stream_options(input, output);
+  return with_output(input, [&](Output& out) {
+    StderrDiagnostics diagnostics;
+    run_stream(options, make_stage, make_sink ? make_sink : format_sink(options.to), out,
+               diagnostics);
+    return static_cast<int>(ExitCode::ok);
+  });
 }
 
 std::vector<std::string> format_choices(bool with_auto) {

@@ -18,15 +18,21 @@ namespace convo::cli {
 // Set by the chosen subcommand's callback; main() runs it after parsing.
 using Runner = std::function<int()>;
 
-// The flags of every subcommand that reads transcripts: FILE..., --from, --on-error.
+// The flags every subcommand has: FILE..., --from, --on-error, --output.
 struct InputArgs {
   std::vector<std::string> files;
   std::string from = "auto";
   std::string on_error = "fail";
+  std::string output;  // empty: standard output
 };
 
 void add_input_flags(CLI::App& sub, InputArgs& args);
 ReadOptions read_options(const InputArgs& args);
+
+// Runs `body` on the output --output names (standard output without it) and returns
+// what `body` returns. A file named by --output appears only when `body` returns:
+// a run that throws leaves no file behind, and the old file, if any, untouched.
+int with_output(const InputArgs& args, const std::function<int(Output& out)>& body);
 
 // The flags of every subcommand that writes transcripts: --to, --strict.
 struct OutputArgs {
@@ -38,10 +44,12 @@ struct OutputArgs {
 void add_output_flags(CLI::App& sub, OutputArgs& args, bool to_required = false);
 StreamOptions stream_options(const InputArgs& input, const OutputArgs& output);
 
-// Runs a streaming subcommand: reads the inputs, runs a stage from `make_stage` on
-// each, writes standard output, prints warnings. Returns the exit code.
+// Runs a subcommand: reads the inputs, runs a stage from `make_stage` on each, gives
+// what it passes on to sinks from `make_sink` (by default, transcripts written in
+// --to or each input's format), writes the output, prints warnings. Returns the exit
+// code.
 int run_stream_command(const InputArgs& input, const OutputArgs& output,
-                       const StageFactory& make_stage);
+                       const StageFactory& make_stage, const SinkFactory& make_sink = {});
 
 // Format names for --to (and, with `with_auto`, for --from).
 std::vector<std::string> format_choices(bool with_auto);

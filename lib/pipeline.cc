@@ -156,20 +156,28 @@ class InputReader {
 
 class StageHandler final : public InputHandler {
  public:
-  StageHandler(const StageFactory& make_stage, MessageSink& sink)
-      : m_make_stage(make_stage), m_sink(sink) {}
-  void begin_input(const std::string&, Format) override { m_stage = m_make_stage(); }
-  void message(Message&& message) override { m_stage->push(std::move(message), m_sink); }
+  StageHandler(const StageFactory& make_stage, const SinkFactory& make_sink, Output& out,
+               LossReport& loss)
+      : m_make_stage(make_stage), m_make_sink(make_sink), m_out(out), m_loss(loss) {}
+  void begin_input(const std::string&, Format) override {
+    m_stage = m_make_stage();
+    m_sink = m_make_sink(m_out, m_loss);
+  }
+  void message(Message&& message) override { m_stage->push(std::move(message), *m_sink); }
   void end_input() override {
-    m_stage->finish(m_sink);
+    m_stage->finish(*m_sink);
     m_stage.reset();
-    m_sink.end_input();
+    m_sink->end_input();
+    m_sink.reset();
   }
 
  private:
   const StageFactory& m_make_stage;
-  MessageSink& m_sink;
+  const SinkFactory& m_make_sink;
+  Output& m_out;
+  LossReport& m_loss;
   std::unique_ptr<StreamStage> m_stage;
+  std::unique_ptr<MessageSink> m_sink;
 };
 
 }  // namespace
@@ -223,18 +231,30 @@ void FormatWriter::end_input() {
   }
 }
 
+SinkFactory format_sink(std::optional<Format> to) {
+  return [to](Output& out, LossReport& loss) -> std::unique_ptr<MessageSink> {
+    return std::make_unique<FormatWriter>(out, to, loss);
+  };
+}
+
 ReadStats run_stage(const std::vector<std::string>& paths, const ReadOptions& options,
-                    const StageFactory& make_stage, MessageSink& sink, Diagnostics& diagnostics,
-                    const Opener& open) {
-  StageHandler handler(make_stage, sink);
+                    const StageFactory& make_stage, const SinkFactory& make_sink, Output& out,
+                    LossReport& loss, Diagnostics& diagnostics, const Opener& open) {
+  StageHandler handler(make_stage, make_sink, out, loss);
   return read_inputs(paths, options, handler, diagnostics, open);
 }
 
 ReadStats run_stream(const StreamOptions& options, const StageFactory& make_stage, Output& out,
                      Diagnostics& diagnostics, const Opener& open) {
+  return run_stream(options, make_stage, format_sink(options.to), out, diagnostics, open);
+}
+
+ReadStats run_stream(const StreamOptions& options, const StageFactory& make_stage,
+                     const SinkFactory& make_sink, Output& out, Diagnostics& diagnostics,
+                     const Opener& open) {
   LossReport loss(options.strict);
-  FormatWriter writer(out, options.to, loss);
-  ReadStats stats = run_stage(options.inputs, options.read, make_stage, writer, diagnostics, open);
+  ReadStats stats =
+      run_stage(options.inputs, options.read, make_stage, make_sink, out, loss, diagnostics, open);
   out.flush();
   if (!loss.empty()) {
     diagnostics.warning(Location{}, fmt::format("dropped what the output format cannot hold: "

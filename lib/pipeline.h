@@ -104,11 +104,20 @@ class StreamStage {
 // independently (and, one day, in parallel).
 using StageFactory = std::function<std::unique_ptr<StreamStage>()>;
 
+// Makes the sink that one input's messages go to after its stage, writing to `out`
+// and reporting what it cannot write to `loss`. Each input gets its own sink, so a
+// sink keeps no state across inputs; what it must share (a count of problems found)
+// goes through what the factory captured.
+using SinkFactory = std::function<std::unique_ptr<MessageSink>(Output& out, LossReport& loss)>;
+
+// The sink of the subcommands that write transcripts: a FormatWriter for `to`.
+SinkFactory format_sink(std::optional<Format> to);
+
 // Reads `paths`, runs every message through a stage made for its input, and gives
-// the result to `sink`.
+// the result to a sink made for that input.
 ReadStats run_stage(const std::vector<std::string>& paths, const ReadOptions& options,
-                    const StageFactory& make_stage, MessageSink& sink, Diagnostics& diagnostics,
-                    const Opener& open = open_input);
+                    const StageFactory& make_stage, const SinkFactory& make_sink, Output& out,
+                    LossReport& loss, Diagnostics& diagnostics, const Opener& open = open_input);
 
 // What every subcommand that writes transcripts reads and writes.
 struct StreamOptions {
@@ -118,9 +127,15 @@ struct StreamOptions {
   bool strict = false;       // what the output format cannot hold is an error
 };
 
-// The whole run of such a subcommand: reads the inputs, runs the stages, encodes and
-// writes the result to `out`, and reports what was dropped for want of room in the
-// output format once, at the end (an error at the first loss under `strict`).
+// The whole run of a subcommand: reads the inputs, runs the stages, hands the result
+// to sinks from `make_sink` that write to `out`, and reports what was dropped for
+// want of room in the output format once, at the end (an error at the first loss
+// under `strict`).
+ReadStats run_stream(const StreamOptions& options, const StageFactory& make_stage,
+                     const SinkFactory& make_sink, Output& out, Diagnostics& diagnostics,
+                     const Opener& open = open_input);
+
+// `run_stream` writing transcripts in `options.to` (or each input's own format).
 ReadStats run_stream(const StreamOptions& options, const StageFactory& make_stage, Output& out,
                      Diagnostics& diagnostics, const Opener& open = open_input);
 

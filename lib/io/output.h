@@ -54,6 +54,30 @@ class FdOutput final : public Output {
   std::string m_name;
 };
 
+// Writes to a new file that appears at `path` only when `commit` is called: the bytes
+// go to a temporary file beside it, renamed into place on commit and removed if the
+// object is destroyed first. A failed run never leaves a partial file that looks
+// complete, and never clobbers the file it would have replaced.
+class FileOutput final : public Output {
+ public:
+  // Creates the temporary file; throws convo::Error (ExitCode::output) when it cannot.
+  explicit FileOutput(std::string path);
+  ~FileOutput() override;
+  FileOutput(const FileOutput&) = delete;
+  FileOutput& operator=(const FileOutput&) = delete;
+
+  // Flushes, closes and renames the file into place. Throws convo::Error.
+  void commit();
+
+ protected:
+  void emit(std::string_view bytes) override;
+
+ private:
+  std::string m_path;
+  std::string m_temporary;
+  int m_fd = -1;
+};
+
 // Collects output in memory (tests).
 class StringOutput final : public Output {
  public:
