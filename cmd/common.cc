@@ -90,6 +90,18 @@ int run_stream_command(const InputArgs& input, const OutputArgs& output,
   });
 }
 
+void add_conversation_flags(CLI::App& sub, ConversationArgs& args) {
+  sub.add_option("--group-by", args.group_by,
+                 "What makes one conversation: session (an input, split where Claude Code's "
+                 "sessionId changes) or file (an input)")
+      ->capture_default_str()
+      ->check(one_of({"session", "file"}, "--group-by value"));
+}
+
+GroupBy group_by(const ConversationArgs& args) {
+  return args.group_by == "file" ? GroupBy::file : GroupBy::session;
+}
+
 std::vector<std::string> format_choices(bool with_auto) {
   std::vector<std::string> names;
   if (with_auto) {

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "conversation.h"
 #include "diagnostics.h"
 #include "formats/format.h"
 #include "pipeline.h"
@@ -50,6 +51,15 @@ StreamOptions stream_options(const InputArgs& input, const OutputArgs& output);
 // code.
 int run_stream_command(const InputArgs& input, const OutputArgs& output,
                        const StageFactory& make_stage, const SinkFactory& make_sink = {});
+
+// The flag of the subcommands that work on one whole conversation at a time (trim,
+// normalize-for-api, check): --group-by session|file.
+struct ConversationArgs {
+  std::string group_by = "session";
+};
+
+void add_conversation_flags(CLI::App& sub, ConversationArgs& args);
+GroupBy group_by(const ConversationArgs& args);
 
 // Format names for --to (and, with `with_auto`, for --from).
 std::vector<std::string> format_choices(bool with_auto);
