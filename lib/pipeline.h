@@ -66,7 +66,9 @@ class MessageSink {
  public:
   virtual ~MessageSink() = default;
   virtual void put(Message&& message) = 0;
-  // An input (a conversation) ended.
+  // A conversation ended (whole-conversation stages say so; an input may hold several).
+  virtual void end_conversation() {}
+  // An input ended.
   virtual void end_input() {}
 };
 

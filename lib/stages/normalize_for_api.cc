@@ -1,0 +1,1000 @@
+#include "stages/normalize_for_api.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "formats/anthropic_blocks.h"
+#include "io/input.h"
+#include "io/output.h"
+#include "session_tree.h"
+#include "tool_links.h"
+
+namespace convo {
+
+namespace {
+
+constexpr std::string_view k_whitespace = " \t\n\r\f\v";
+
+bool is_blank(std::string_view text) {
+  return text.find_first_not_of(k_whitespace) == std::string_view::npos;
+}
+
+bool is_thinking(const Block& block) {
+  return block.type == BlockType::thinking || block.type == BlockType::redacted_thinking;
+}
+
+bool has_content(const Content& content) {
+  return content.is_string() || (content.is_blocks() && !content.blocks.empty());
+}
+
+// A user message that a person (or the harness on their behalf) wrote: anything but
+// tool results only.
+bool is_human(const Message& message) {
+  if (message.role != Role::user) {
+    return false;
+  }
+  if (!message.content.is_blocks()) {
+    return message.content.is_string();
+  }
+  return std::any_of(message.content.blocks.begin(), message.content.blocks.end(),
+                     [](const Block& b) { return b.type != BlockType::tool_result; });
+}
+
+bool starts_with_tool_result(const Message& message) {
+  return message.content.is_blocks() && !message.content.blocks.empty() &&
+         message.content.blocks.front().type == BlockType::tool_result;
+}
+
+// --- Attachments (step 3) ---
+//
+// Claude Code records context it gave the model as `attachment` records and renders
+// them into user text when it calls the API (normalizeAttachmentForAPI). The kinds
+// whose text can be rebuilt from the record are rendered here, wrapped in
+// <system-reminder> as Claude Code does; the others carry nothing the model saw
+// (hook notices meant for the UI) or text built from Claude Code's internals (plan
+// and auto mode instructions), and are dropped. man/convo-normalize-for-api.1 has
+// the table.
+
+std::string str(const JsonValue& object, std::string_view key) {
+  return std::string(string_member(object, key).value_or(""));
+}
+
+std::string lines_of(const JsonValue* array, std::string_view separator = "\n") {
+  std::string out;
+  if (array == nullptr || !array->IsArray()) {
+    return out;
+  }
+  for (const JsonValue& item : array->GetArray()) {
+    if (item.IsString()) {
+      if (!out.empty()) {
+        out += separator;
+      }
+      out += view_of(item);
+    }
+  }
+  return out;
+}
+
+std::string text_of_prompt(const JsonValue* prompt) {
+  if (prompt == nullptr) {
+    return "";
+  }
+  if (prompt->IsString()) {
+    return std::string(view_of(*prompt));
+  }
+  std::string out;
+  if (prompt->IsArray()) {
+    for (const JsonValue& block : prompt->GetArray()) {
+      if (string_member(block, "type") == "text") {
+        if (!out.empty()) {
+          out += "\n";
+        }
+        out += str(block, "text");
+      }
+    }
+  }
+  return out;
+}
+
+std::string item_list(const JsonValue* items, bool tasks) {
+  std::string out;
+  if (items == nullptr || !items->IsArray()) {
+    return out;
+  }
+  std::size_t n = 0;
+  for (const JsonValue& item : items->GetArray()) {
+    ++n;
+    out += tasks ? fmt::format("\n#{}. [{}] {}", str(item, "id"), str(item, "status"),
+                               str(item, "subject"))
+                 : fmt::format("\n{}. [{}] {}", n, str(item, "status"), str(item, "content"));
+  }
+  return out;
+}
+
+// The text the model saw for an attachment, or "" for kinds that carry nothing for it.
+std::string attachment_text(const JsonValue& a) {
+  const std::string type = str(a, "type");
+  const std::string hook = str(a, "hookName");
+  if (type == "hook_success") {
+    std::string event = str(a, "hookEvent");
+    std::string content = str(a, "content");
+    if ((event != "SessionStart" && event != "UserPromptSubmit") || content.empty()) {
+      return "";
+    }
+    return fmt::format("{} hook success: {}", hook, content);
+  }
+  if (type == "hook_additional_context") {
+    std::string content = lines_of(find_member(a, "content"));
+    return content.empty() ? "" : fmt::format("{} hook additional context: {}", hook, content);
+  }
+  if (type == "hook_blocking_error") {
+    const JsonValue* error = find_member(a, "blockingError");
+    if (error == nullptr || !error->IsObject()) {
+      return "";
+    }
+    return fmt::format("{} hook blocking error from command: \"{}\": {}", hook,
+                       str(*error, "command"), str(*error, "blockingError"));
+  }
+  if (type == "hook_stopped_continuation") {
+    return fmt::format("{} hook stopped continuation: {}", hook, str(a, "message"));
+  }
+  if (type == "critical_system_reminder") {
+    return str(a, "content");
+  }
+  if (type == "edited_text_file") {
+    return fmt::format(
+        "Note: {} was modified, either by the user or by a linter. Here are the relevant "
+        "changes (shown with line numbers):\n{}",
+        str(a, "filename"), str(a, "snippet"));
+  }
+  if (type == "file") {
+    const JsonValue* content = find_member(a, "content");
+    if (content == nullptr || string_member(*content, "type") != "text") {
+      return "";  // images, PDFs and notebooks went to the model as tool results
+    }
+    const JsonValue* file = find_member(*content, "file");
+    return file == nullptr ? ""
+                           : fmt::format("Contents of {}:\n\n{}", str(a, "filename"),
+                                         str(*file, "content"));
+  }
+  if (type == "nested_memory") {
+    const JsonValue* content = find_member(a, "content");
+    return content == nullptr ? ""
+                              : fmt::format("Contents of {}:\n\n{}", str(*content, "path"),
+                                            str(*content, "content"));
+  }
+  if (type == "compact_file_reference") {
+    return fmt::format(
+        "Note: {} was read before the last conversation was summarized, but the contents "
+        "are too large to include.",
+        str(a, "filename"));
+  }
+  if (type == "opened_file_in_ide") {
+    return fmt::format(
+        "The user opened the file {} in the IDE. This may or may not be related to the "
+        "current task.",
+        str(a, "filename"));
+  }
+  if (type == "selected_lines_in_ide") {
+    const JsonValue* start = find_member(a, "lineStart");
+    const JsonValue* end = find_member(a, "lineEnd");
+    return fmt::format(
+        "The user selected the lines {} to {} from {}:\n{}\n\nThis may or may not be related "
+        "to the current task.",
+        start != nullptr ? to_json(*start) : "?", end != nullptr ? to_json(*end) : "?",
+        str(a, "filename"), str(a, "content"));
+  }
+  if (type == "plan_file_reference") {
+    return fmt::format("A plan file exists from plan mode at: {}\n\nPlan contents:\n\n{}",
+                       str(a, "planFilePath"), str(a, "planContent"));
+  }
+  if (type == "skill_listing") {
+    std::string content = str(a, "content");
+    return content.empty()
+               ? ""
+               : "The following skills are available for use with the Skill tool:\n\n" + content;
+  }
+  if (type == "invoked_skills") {
+    const JsonValue* skills = find_member(a, "skills");
+    std::string out;
+    if (skills != nullptr && skills->IsArray()) {
+      for (const JsonValue& skill : skills->GetArray()) {
+        out += fmt::format("{}### Skill: {}\nPath: {}\n\n{}", out.empty() ? "" : "\n\n---\n\n",
+                           str(skill, "name"), str(skill, "path"), str(skill, "content"));
+      }
+    }
+    return out.empty() ? ""
+                       : "The following skills were invoked in this session. Continue to "
+                         "follow these guidelines:\n\n" +
+                             out;
+  }
+  if (type == "deferred_tools_delta") {
+    std::string added = lines_of(find_member(a, "addedLines"));
+    std::string removed = lines_of(find_member(a, "removedNames"));
+    std::string out;
+    if (!added.empty()) {
+      out = "The following deferred tools are now available via ToolSearch:\n" + added;
+    }
+    if (!removed.empty()) {
+      out += (out.empty() ? "" : "\n\n") +
+             std::string("The following deferred tools are no longer available:\n") + removed;
+    }
+    return out;
+  }
+  if (type == "date_change") {
+    return fmt::format("The date has changed. Today's date is now {}.", str(a, "newDate"));
+  }
+  if (type == "queued_command") {
+    std::string prompt = text_of_prompt(find_member(a, "prompt"));
+    return prompt.empty() ? ""
+                          : "The user sent a new message while you were working:\n" + prompt;
+  }
+  if (type == "todo_reminder" || type == "task_reminder") {
+    std::string items = item_list(find_member(a, "content"), type == "task_reminder");
+    return fmt::format("The {} list has not been updated recently.{}{}",
+                       type == "task_reminder" ? "task" : "todo",
+                       items.empty() ? "" : " Its items:", items);
+  }
+  if (type == "agent_mention") {
+    return fmt::format(
+        "The user has expressed a desire to invoke the agent \"{}\". Please invoke the agent "
+        "appropriately, passing in the required context to it.",
+        str(a, "agentType"));
+  }
+  return "";
+}
+
+// --- The view (steps 1-5) ---
+
+BlockOrigin origin_of(const Message& record, std::size_t index = BlockOrigin::k_whole) {
+  return BlockOrigin{record.where, record.container, record.slot, index};
+}
+
+ApiMessage start_message(Message&& record) {
+  ApiMessage out;
+  out.origin = origin_of(record);
+  if (record.content.is_blocks()) {
+    out.block_origins.reserve(record.content.blocks.size());
+    for (std::size_t i = 0; i < record.content.blocks.size(); ++i) {
+      out.block_origins.push_back(origin_of(record, i));
+    }
+  }
+  out.message = std::move(record);
+  return out;
+}
+
+// A user message holding `text`, made from `record` (an attachment or a local
+// command's output).
+ApiMessage made_user_message(const Message& record, std::string text, bool as_blocks) {
+  ApiMessage out;
+  Message& m = out.message;
+  m.kind = Kind::turn;
+  m.role = Role::user;
+  m.origin = record.origin;
+  m.where = record.where;
+  m.envelope.uuid = record.envelope.uuid;
+  m.envelope.session_id = record.envelope.session_id;
+  m.envelope.is_meta = true;
+  m.modified = true;
+  out.origin = origin_of(record);
+  if (as_blocks) {
+    m.content.form = Content::Form::blocks;
+    m.content.blocks.push_back(Block::make_text(std::move(text)));
+    out.block_origins.push_back(out.origin);
+  } else {
+    m.content.form = Content::Form::string;
+    m.content.text = std::move(text);
+  }
+  return out;
+}
+
+// Turns string content into a block list (a string becomes one text block, kept even
+// when empty so that `check` still sees it).
+void to_blocks(Content& content, std::vector<BlockOrigin>* origins, const BlockOrigin& origin) {
+  if (content.is_blocks()) {
+    return;
+  }
+  if (content.is_string()) {
+    content.blocks.push_back(Block::make_text(std::move(content.text)));
+    content.text.clear();
+    if (origins != nullptr) {
+      origins->push_back(origin);
+    }
+  }
+  content.form = Content::Form::blocks;
+}
+
+// Appends the content of `from` to `into`, which becomes a block list.
+void append_content(Message& into, Message&& from, std::vector<BlockOrigin>* into_origins,
+                    const BlockOrigin* into_origin, std::vector<BlockOrigin>* from_origins,
+                    const BlockOrigin* from_origin) {
+  static const BlockOrigin k_none;
+  to_blocks(into.content, into_origins, into_origin != nullptr ? *into_origin : k_none);
+  to_blocks(from.content, from_origins, from_origin != nullptr ? *from_origin : k_none);
+  for (Block& block : from.content.blocks) {
+    into.content.blocks.push_back(std::move(block));
+  }
+  if (into_origins != nullptr && from_origins != nullptr) {
+    into_origins->insert(into_origins->end(), from_origins->begin(), from_origins->end());
+  }
+  into.touch();
+}
+
+void append_api(ApiMessage& into, ApiMessage&& from) {
+  append_content(into.message, std::move(from.message), &into.block_origins, &into.origin,
+                 &from.block_origins, &from.origin);
+}
+
+bool mergeable(Role role) {
+  return role == Role::user || role == Role::assistant || role == Role::system;
+}
+
+ApiConversation build_view(std::vector<Message>& records, const std::vector<std::size_t>& thread,
+                           std::vector<bool>& used) {
+  // Step 2: what the API sees of each record. Attachments are held as they are
+  // until step 3 has put them in place.
+  std::vector<ApiMessage> items;
+  items.reserve(thread.size());
+  for (std::size_t index : thread) {
+    if (used[index]) {
+      continue;
+    }
+    used[index] = true;
+    Message& record = records[index];
+    switch (record.kind) {
+      case Kind::turn:
+        if (record.envelope.is_virtual || record.envelope.is_api_error) {
+          break;
+        }
+        if (record.role == Role::developer) {
+          record.role = Role::system;
+          record.touch();
+        } else if (record.role == Role::tool) {
+          record.role = Role::user;  // tool results ride in user messages
+          record.touch();
+        }
+        items.push_back(start_message(std::move(record)));
+        break;
+      case Kind::event:
+        // Claude Code sends the output of local commands (/model, /cost, ...) as user text.
+        if (record.envelope.subtype == "local_command" && record.content.is_string()) {
+          items.push_back(made_user_message(record, std::move(record.content.text), false));
+        }
+        break;
+      case Kind::attachment: {
+        ApiMessage held;
+        held.origin = origin_of(record);
+        held.message = std::move(record);
+        items.push_back(std::move(held));
+        break;
+      }
+      default:
+        break;  // progress, summaries, bookkeeping, unknown and bad records
+    }
+  }
+
+  // Step 3: attachments move up to just after the nearest assistant message or tool
+  // result message before them (Claude Code's reorderAttachmentsForAPI), then become
+  // user text or nothing.
+  std::vector<ApiMessage> ordered;
+  ordered.reserve(items.size());
+  std::vector<ApiMessage> lifted;
+  std::vector<ApiMessage> rest;
+  auto close_segment = [&] {
+    for (ApiMessage& m : lifted) {
+      ordered.push_back(std::move(m));
+    }
+    for (ApiMessage& m : rest) {
+      ordered.push_back(std::move(m));
+    }
+    lifted.clear();
+    rest.clear();
+  };
+  for (ApiMessage& item : items) {
+    const Message& m = item.message;
+    if (m.kind == Kind::attachment) {
+      const JsonValue* attachment = m.json != nullptr ? find_member(*m.json, "attachment") : nullptr;
+      std::string text = attachment != nullptr ? attachment_text(*attachment) : "";
+      if (!text.empty()) {
+        lifted.push_back(made_user_message(
+            m, "<system-reminder>\n" + text + "\n</system-reminder>", true));
+      }
+    } else if (m.role == Role::assistant || (m.role == Role::user && starts_with_tool_result(m))) {
+      close_segment();
+      ordered.push_back(std::move(item));
+    } else {
+      rest.push_back(std::move(item));
+    }
+  }
+  close_segment();
+
+  // Steps 4 and 5: the records of one response become one assistant message, and
+  // messages of one role in a row become one.
+  ApiConversation out;
+  out.reserve(ordered.size());
+  for (ApiMessage& item : ordered) {
+    Message& m = item.message;
+    if (m.role == Role::assistant && !m.envelope.message_id.empty() &&
+        m.origin != Format::openai) {  // OpenAI choices share an id but are alternatives
+      // As Claude Code does: look back over assistant messages and tool results for
+      // an earlier piece of the same response.
+      bool joined = false;
+      for (std::size_t j = out.size(); j-- > 0;) {
+        const Message& candidate = out[j].message;
+        if (candidate.role == Role::assistant) {
+          if (same_response(candidate, m)) {
+            append_api(out[j], std::move(item));
+            joined = true;
+            break;
+          }
+          continue;
+        }
+        if (candidate.role != Role::user || !starts_with_tool_result(candidate)) {
+          break;
+        }
+      }
+      if (joined) {
+        continue;
+      }
+    }
+    if (!out.empty() && mergeable(m.role) && out.back().message.role == m.role) {
+      append_api(out.back(), std::move(item));
+      continue;
+    }
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+// --- Repairs (steps 6-8) ---
+
+void warn(const NormalizeOptions& options, const Location& where, const std::string& what) {
+  if (options.diagnostics != nullptr) {
+    options.diagnostics->warning(where, what);
+  }
+}
+
+template <typename Pred>
+bool erase_blocks(Message& message, Pred pred) {
+  if (!message.content.is_blocks()) {
+    return false;
+  }
+  auto& blocks = message.content.blocks;
+  auto end = std::remove_if(blocks.begin(), blocks.end(), pred);
+  if (end == blocks.end()) {
+    return false;
+  }
+  blocks.erase(end, blocks.end());
+  message.touch();
+  return true;
+}
+
+// Messages whose role the Messages API does not have.
+void drop_foreign_roles(std::vector<Message>& messages, const NormalizeOptions& options) {
+  std::erase_if(messages, [&](const Message& m) {
+    if (mergeable(m.role)) {
+      return false;
+    }
+    std::string role = m.role == Role::custom ? m.custom_role : std::string(role_name(m.role));
+    warn(options, m.where,
+         fmt::format("dropped a message with role '{}': the Messages API has no such role", role));
+    return true;
+  });
+}
+
+// Blocks a role cannot hold: tool calls and thinking in user or system messages,
+// tool results in assistant or system messages.
+void drop_misplaced_blocks(std::vector<Message>& messages, const NormalizeOptions& options) {
+  for (Message& m : messages) {
+    erase_blocks(m, [&](const Block& b) {
+      bool misplaced = false;
+      switch (b.type) {
+        case BlockType::tool_use:
+        case BlockType::server_tool_use:
+        case BlockType::server_tool_result:
+        case BlockType::thinking:
+        case BlockType::redacted_thinking:
+          misplaced = m.role != Role::assistant;
+          break;
+        case BlockType::tool_result:
+          misplaced = m.role != Role::user;
+          break;
+        default:
+          break;
+      }
+      if (misplaced) {
+        warn(options, m.where,
+             fmt::format("dropped a {} block from a {} message: the API does not take it there",
+                         block_type_name(b.type), m.role == Role::user ? "user" : "non-user"));
+      }
+      return misplaced;
+    });
+  }
+}
+
+// A tool call's input must be a JSON object.
+void fix_tool_inputs(std::vector<Message>& messages, const NormalizeOptions& options) {
+  for (Message& m : messages) {
+    if (!m.content.is_blocks()) {
+      continue;
+    }
+    for (Block& b : m.content.blocks) {
+      if (b.type != BlockType::tool_use) {
+        continue;
+      }
+      bool object = true;
+      if (!b.input.empty()) {
+        JsonDoc parsed;
+        object = !parse_json(b.input, parsed) && parsed.IsObject();
+      } else if (b.input_value != nullptr) {
+        object = b.input_value->IsObject();
+      }
+      if (!object) {
+        warn(options, m.where,
+             fmt::format("tool_use {}: its input is not a JSON object; sent as {{}}", b.id));
+        b.input = "{}";
+        b.input_value = nullptr;
+        m.touch();
+      }
+    }
+  }
+}
+
+// Step 8: which thinking blocks go to the API.
+void select_thinking(std::vector<Message>& messages, NormalizeOptions::Thinking mode) {
+  // The assistant's current turn: what follows the last message a person wrote. With
+  // thinking on, the API requires its thinking blocks back, signatures intact; it
+  // ignores those of earlier turns.
+  std::size_t turn_start = 0;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    if (is_human(messages[i])) {
+      turn_start = i + 1;
+    }
+  }
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    Message& m = messages[i];
+    if (m.role != Role::assistant) {
+      continue;
+    }
+    erase_blocks(m, [&](const Block& b) {
+      if (!is_thinking(b)) {
+        return false;
+      }
+      if (mode == NormalizeOptions::Thinking::drop) {
+        return true;
+      }
+      if (b.type == BlockType::thinking && (!b.signature || b.signature->empty())) {
+        return true;  // the API rejects thinking it cannot verify
+      }
+      return mode == NormalizeOptions::Thinking::current_turn && i < turn_start;
+    });
+  }
+}
+
+// Step 7: empty and whitespace-only text blocks go; an error result holds only text.
+void remove_blank_text(std::vector<Message>& messages) {
+  auto blank_text = [](const Block& b) { return b.type == BlockType::text && is_blank(b.text); };
+  for (Message& m : messages) {
+    if (m.content.is_string() && is_blank(m.content.text) && !m.content.text.empty()) {
+      m.content.text.clear();
+      m.touch();
+    }
+    erase_blocks(m, blank_text);
+    if (!m.content.is_blocks()) {
+      continue;
+    }
+    for (Block& b : m.content.blocks) {
+      if (b.type != BlockType::tool_result || !b.result.is_blocks()) {
+        continue;
+      }
+      auto& inner = b.result.blocks;
+      std::size_t before = inner.size();
+      std::erase_if(inner, blank_text);
+      if (b.is_error.value_or(false)) {
+        // The API takes only text in an error result.
+        std::erase_if(inner, [](const Block& x) { return x.type != BlockType::text; });
+      }
+      if (inner.size() != before) {
+        if (inner.empty()) {
+          b.result.form = Content::Form::absent;
+        }
+        m.touch();
+      }
+    }
+  }
+}
+
+// Assistant messages with nothing the API would take: empty, or thinking only (a
+// response cut off before it said anything).
+void remove_empty_assistants(std::vector<Message>& messages) {
+  std::erase_if(messages, [](const Message& m) {
+    if (m.role != Role::assistant) {
+      return false;
+    }
+    if (m.content.is_string()) {
+      return m.content.text.empty();
+    }
+    if (!m.content.is_blocks()) {
+      return true;
+    }
+    return std::all_of(m.content.blocks.begin(), m.content.blocks.end(), is_thinking);
+  });
+}
+
+void merge_adjacent(std::vector<Message>& messages) {
+  std::vector<Message> out;
+  out.reserve(messages.size());
+  for (Message& m : messages) {
+    if (!out.empty() && out.back().role == m.role && mergeable(m.role)) {
+      append_content(out.back(), std::move(m), nullptr, nullptr, nullptr, nullptr);
+    } else {
+      out.push_back(std::move(m));
+    }
+  }
+  messages.swap(out);
+}
+
+Message empty_user_message(const Message& after) {
+  Message m;
+  m.kind = Kind::turn;
+  m.role = Role::user;
+  m.origin = after.origin;
+  m.where = after.where;
+  m.content.form = Content::Form::blocks;
+  m.modified = true;
+  return m;
+}
+
+// Each tool_use id once: the API rejects a repeated one (a response written twice).
+void dedupe_tool_uses(std::vector<Message>& messages) {
+  std::unordered_set<std::string> seen;
+  for (Message& m : messages) {
+    if (m.role == Role::assistant) {
+      erase_blocks(m, [&](const Block& b) {
+        return b.type == BlockType::tool_use && !seen.insert(b.id).second;
+      });
+    }
+  }
+}
+
+// Step 6: every tool_use is answered in the next message, which is a user message;
+// every tool_result answers a tool_use of the message before it; results come first.
+void pair_tools(std::vector<Message>& messages) {
+  // Room for the answers.
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    if (messages[i].role == Role::assistant && messages[i].has_tool_uses() &&
+        (i + 1 == messages.size() || messages[i + 1].role != Role::user)) {
+      messages.insert(messages.begin() + static_cast<std::ptrdiff_t>(i + 1),
+                      empty_user_message(messages[i]));
+    }
+  }
+  // A call with no answer in the next message gets the transcript's result from
+  // wherever it is, or else an error result.
+  ToolLinks links(messages);
+  std::vector<std::pair<std::size_t, Block>> answers;  // (message, block to add)
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    if (messages[i].role != Role::assistant) {
+      continue;
+    }
+    for (const Block* use : messages[i].tool_uses()) {
+      const ToolLink* link = links.find(use->id);
+      if (link == nullptr) {
+        continue;
+      }
+      auto here = std::find_if(link->results.begin(), link->results.end(),
+                               [&](const BlockAt& at) { return at.message == i + 1; });
+      if (here != link->results.end()) {
+        continue;
+      }
+      if (!link->results.empty()) {
+        const BlockAt& at = link->results.front();
+        answers.emplace_back(i + 1, messages[at.message].content.blocks[at.block]);
+      } else {
+        Content text;
+        text.form = Content::Form::string;
+        text.text = std::string(k_missing_result);
+        answers.emplace_back(i + 1, Block::make_tool_result(use->id, std::move(text), true));
+      }
+    }
+  }
+  for (auto& [index, block] : answers) {
+    Message& m = messages[index];
+    to_blocks(m.content, nullptr, BlockOrigin{});
+    m.content.blocks.push_back(std::move(block));
+    m.touch();
+  }
+  // Results that answer nothing in the message before (moved ones included), and
+  // second results for one call, go; results go first.
+  for (std::size_t j = 0; j < messages.size(); ++j) {
+    Message& m = messages[j];
+    if (m.role != Role::user || !m.has_tool_results()) {
+      continue;
+    }
+    std::unordered_set<std::string_view> calls;
+    if (j > 0 && messages[j - 1].role == Role::assistant) {
+      for (const Block* use : messages[j - 1].tool_uses()) {
+        calls.insert(use->id);
+      }
+    }
+    std::unordered_set<std::string> answered;
+    erase_blocks(m, [&](const Block& b) {
+      return b.type == BlockType::tool_result &&
+             (calls.count(b.id) == 0 || !answered.insert(b.id).second);
+    });
+    auto& blocks = m.content.blocks;
+    if (!std::is_partitioned(blocks.begin(), blocks.end(),
+                             [](const Block& b) { return b.type == BlockType::tool_result; })) {
+      std::stable_partition(blocks.begin(), blocks.end(),
+                            [](const Block& b) { return b.type == BlockType::tool_result; });
+      m.touch();
+    }
+  }
+}
+
+// Step 7: a user or system message left with no content says so.
+void fill_empty(std::vector<Message>& messages) {
+  for (Message& m : messages) {
+    bool empty = m.content.is_string() ? m.content.text.empty() : !has_content(m.content);
+    if (empty) {
+      m.content.form = Content::Form::string;
+      m.content.blocks.clear();
+      m.content.text = std::string(k_no_content);
+      m.touch();
+    }
+  }
+}
+
+// The last message, when it is the assistant's, may not end in a thinking block or
+// in whitespace: the API rejects both in a final assistant message.
+void tidy_final_assistant(std::vector<Message>& messages) {
+  while (!messages.empty() && messages.back().role == Role::assistant) {
+    Message& m = messages.back();
+    if (m.content.is_string()) {
+      std::size_t end = m.content.text.find_last_not_of(k_whitespace);
+      std::size_t keep = end == std::string::npos ? 0 : end + 1;
+      if (keep != m.content.text.size()) {
+        m.content.text.resize(keep);
+        m.touch();
+      }
+      if (!m.content.text.empty()) {
+        return;
+      }
+    } else if (m.content.is_blocks()) {
+      auto& blocks = m.content.blocks;
+      while (!blocks.empty() && is_thinking(blocks.back())) {
+        blocks.pop_back();
+        m.touch();
+      }
+      if (!blocks.empty() && blocks.back().type == BlockType::text) {
+        std::string& text = blocks.back().text;
+        std::size_t end = text.find_last_not_of(k_whitespace);
+        if (end == std::string::npos) {
+          blocks.pop_back();
+          m.touch();
+          continue;
+        }
+        if (end + 1 != text.size()) {
+          text.resize(end + 1);
+          m.touch();
+        }
+      }
+      if (!blocks.empty()) {
+        return;
+      }
+    }
+    messages.pop_back();
+  }
+}
+
+void strip_cache_control(Content& content, Message& owner) {
+  if (!content.is_blocks()) {
+    return;
+  }
+  for (Block& b : content.blocks) {
+    if (!b.cache_control.empty()) {
+      b.cache_control.clear();
+      owner.touch();
+    }
+    strip_cache_control(b.result, owner);
+  }
+}
+
+// Ready for the anthropic encoder: a message the stage left alone, read from a line
+// that holds nothing but role and content, keeps its bytes; any other is written
+// afresh with only what the API takes.
+void finalize(Message& m) {
+  bool pristine = !m.modified && m.origin == Format::anthropic && !m.container &&
+                  !m.raw.empty() && m.json != nullptr && m.json->IsObject() &&
+                  m.json->MemberCount() == 2 && find_member(*m.json, "role") != nullptr &&
+                  find_member(*m.json, "content") != nullptr;
+  if (pristine) {
+    return;
+  }
+  m.modified = true;
+  m.json = nullptr;
+  m.container.reset();
+  m.slot = 0;
+  if (m.content.is_blocks()) {
+    for (Block& b : m.content.blocks) {
+      if (b.type == BlockType::tool_use) {
+        // Claude Code adds members (caller) that the API's tool_use does not have.
+        b.json = nullptr;
+      }
+    }
+  }
+}
+
+std::vector<Message> repair(ApiConversation view, const NormalizeOptions& options) {
+  std::vector<Message> messages;
+  messages.reserve(view.size());
+  for (ApiMessage& m : view) {
+    messages.push_back(std::move(m.message));
+  }
+  drop_foreign_roles(messages, options);
+  drop_misplaced_blocks(messages, options);
+  fix_tool_inputs(messages, options);
+  select_thinking(messages, options.thinking);
+  dedupe_tool_uses(messages);
+  remove_blank_text(messages);
+  remove_empty_assistants(messages);
+  merge_adjacent(messages);
+  pair_tools(messages);
+  fill_empty(messages);
+  tidy_final_assistant(messages);
+  for (Message& m : messages) {
+    if (options.strip_cache_control) {
+      strip_cache_control(m.content, m);
+    }
+    finalize(m);
+  }
+  return messages;
+}
+
+}  // namespace
+
+std::vector<ApiConversation> api_view(std::vector<Message> records,
+                                      const NormalizeOptions& options) {
+  std::vector<std::vector<std::size_t>> threads;
+  {
+    SessionTree tree(records);
+    threads.push_back(tree.main_thread());
+    if (options.sidechains) {
+      for (std::vector<std::size_t>& thread : tree.sidechain_threads()) {
+        threads.push_back(std::move(thread));
+      }
+    }
+  }
+  std::vector<bool> used(records.size(), false);
+  std::vector<ApiConversation> out;
+  for (const std::vector<std::size_t>& thread : threads) {
+    ApiConversation view = build_view(records, thread, used);
+    if (!view.empty()) {
+      out.push_back(std::move(view));
+    }
+  }
+  return out;
+}
+
+std::vector<std::vector<Message>> normalize_for_api(std::vector<Message> records,
+                                                    const NormalizeOptions& options) {
+  std::vector<std::vector<Message>> out;
+  for (ApiConversation& view : api_view(std::move(records), options)) {
+    std::vector<Message> messages = repair(std::move(view), options);
+    if (!messages.empty()) {
+      out.push_back(std::move(messages));
+    }
+  }
+  return out;
+}
+
+// --- --request ---
+
+std::string system_prompt_argument(const std::string& argument) {
+  if (argument.empty() || argument.front() != '@') {
+    return argument;
+  }
+  std::unique_ptr<ByteSource> input = open_input(argument.substr(1));
+  std::string text;
+  char buffer[1 << 16];
+  while (std::size_t n = input->read(buffer, sizeof buffer)) {
+    text.append(buffer, n);
+  }
+  return text;
+}
+
+namespace {
+
+class RequestWriter final : public MessageSink {
+ public:
+  RequestWriter(Output& out, LossReport& loss, std::shared_ptr<const RequestOptions> options)
+      : m_out(out), m_loss(loss), m_options(std::move(options)) {}
+
+  void put(Message&& message) override { m_held.push_back(std::move(message)); }
+  void end_conversation() override { write_body(); }
+  void end_input() override { write_body(); }
+
+ private:
+  void write_body() {
+    if (m_held.empty()) {
+      return;
+    }
+    std::string model = m_options->model;
+    for (auto it = m_held.rbegin(); model.empty() && it != m_held.rend(); ++it) {
+      if (it->role == Role::assistant && it->envelope.model != "<synthetic>") {
+        model = it->envelope.model;
+      }
+    }
+    if (model.empty()) {
+      throw Error(m_held.front().where,
+                  "the conversation records no model to put in the request; name one with "
+                  "--model",
+                  ExitCode::usage);
+    }
+    // Leading system messages are the request's system prompt (step 5 made them one).
+    std::size_t first = 0;
+    const Message* system = nullptr;
+    if (!m_held.empty() && m_held.front().role == Role::system) {
+      system = &m_held.front();
+      first = 1;
+    }
+    rapidjson::StringBuffer buffer;
+    JsonWriter w(buffer);
+    w.StartObject();
+    w.Key("model");
+    w.String(model.data(), static_cast<rapidjson::SizeType>(model.size()));
+    w.Key("max_tokens");
+    w.Int64(m_options->max_tokens);
+    DropFn drop = [&](std::string_view what) {
+      m_loss.drop(Format::anthropic, what, m_held.front().where);
+    };
+    if (m_options->system) {
+      if (!m_options->system->empty()) {
+        w.Key("system");
+        w.String(m_options->system->data(),
+                 static_cast<rapidjson::SizeType>(m_options->system->size()));
+      }
+    } else if (system != nullptr) {
+      w.Key("system");
+      write_anthropic_content(w, system->content, uses_anthropic_blocks(system->origin), drop);
+    }
+    w.Key("messages");
+    w.StartArray();
+    {
+      StringOutput lines;
+      auto encoder = format_info(Format::anthropic).make_encoder(m_loss);
+      for (std::size_t i = first; i < m_held.size(); ++i) {
+        encoder->write(std::move(m_held[i]), lines);
+      }
+      encoder->finish(lines);
+      std::string_view text = lines.str();
+      while (!text.empty()) {
+        std::size_t end = text.find('\n');
+        std::string_view line = text.substr(0, end);
+        w.RawValue(line.data(), line.size(), rapidjson::kObjectType);
+        text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+      }
+    }
+    w.EndArray();
+    w.EndObject();
+    m_out.write_line(std::string_view(buffer.GetString(), buffer.GetSize()));
+    m_held.clear();
+  }
+
+  Output& m_out;
+  LossReport& m_loss;
+  std::shared_ptr<const RequestOptions> m_options;
+  std::vector<Message> m_held;
+};
+
+}  // namespace
+
+SinkFactory request_sink(RequestOptions options) {
+  auto shared = std::make_shared<const RequestOptions>(std::move(options));
+  return [shared](Output& out, LossReport& loss) -> std::unique_ptr<MessageSink> {
+    return std::make_unique<RequestWriter>(out, loss, shared);
+  };
+}
+
+}  // namespace convo
