@@ -47,6 +47,28 @@ ConvertResult convert_text(const std::string& text, Format to, ReadOptions optio
   return {out.str(), diagnostics.lines};
 }
 
+std::string cc_line(std::string_view type, std::string_view uuid, std::string_view parent,
+                    std::string_view members) {
+  std::string parent_json = parent.empty() ? "null" : "\"" + std::string(parent) + "\"";
+  return "{\"type\":\"" + std::string(type) + "\",\"uuid\":\"" + std::string(uuid) +
+         "\",\"parentUuid\":" + parent_json + ",\"sessionId\":\"s\"" +
+         (members.empty() ? "" : ",") + std::string(members) + "}\n";
+}
+
+std::string cc_user(std::string_view uuid, std::string_view parent, std::string_view content) {
+  return cc_line("user", uuid, parent,
+                 "\"message\":{\"role\":\"user\",\"content\":" + std::string(content) + "}");
+}
+
+std::string cc_assistant(std::string_view uuid, std::string_view parent,
+                         std::string_view message_id, std::string_view content) {
+  return cc_line("assistant", uuid, parent,
+                 "\"message\":{\"id\":\"" + std::string(message_id) +
+                     "\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-test\","
+                     "\"content\":" +
+                     std::string(content) + "}");
+}
+
 std::string encode_all(std::vector<Message>& messages, Format to) {
   StringOutput out;
   LossReport loss;
