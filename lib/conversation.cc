@@ -36,10 +36,7 @@ void ConversationStage::flush(MessageSink& next) {
   std::vector<Message> conversation;
   conversation.swap(m_held);
   for (std::vector<Message>& part : m_function(std::move(conversation))) {
-    for (Message& message : part) {
-      next.put(std::move(message));
-    }
-    next.end_conversation();
+    next.put_conversation(std::move(part));
   }
 }
 

@@ -26,9 +26,9 @@ enum class GroupBy : std::uint8_t {
 // snapshots) stay with the conversation they are in. Bad lines kept by
 // --on-error keep stay in place.
 //
-// After each conversation it calls `MessageSink::end_conversation`. A `SplitFunction`
-// may turn one group of records into several conversations (normalize-for-api
-// --sidechains: the main thread and each subagent's); each ends with that call.
+// What `function` returns goes to `MessageSink::put_conversation` in one piece. A
+// `SplitFunction` may turn one group of records into several conversations
+// (normalize-for-api --sidechains: the main thread and each subagent's).
 class ConversationStage final : public StreamStage {
  public:
   using Function = std::function<std::vector<Message>(std::vector<Message>)>;

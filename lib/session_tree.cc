@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <numeric>
 
-#include "tool_links.h"
-
 namespace convo {
 
 namespace {
@@ -19,7 +17,12 @@ bool carries_tool_result(const Message& record) {
 
 }  // namespace
 
-SessionTree::SessionTree(const std::vector<Message>& records) : m_records(records) {
+SessionTree::SessionTree(const std::vector<Message>& records)
+    : m_records(records),
+      m_parent(records.size(), k_none),
+      m_first_child(records.size(), k_none),
+      m_next_sibling(records.size(), k_none) {
+  m_index.reserve(records.size());
   for (std::size_t i = 0; i < records.size(); ++i) {
     const Envelope& e = records[i].envelope;
     if (e.uuid.empty()) {
@@ -30,11 +33,23 @@ SessionTree::SessionTree(const std::vector<Message>& records) : m_records(record
       m_duplicates.emplace_back(i, it->second);
       it->second = i;  // as Claude Code's map of records: the last one wins
     }
-    if (!e.parent_uuid.empty()) {
-      m_children[e.parent_uuid].push_back(i);
-    }
     if (!e.is_sidechain) {
       m_all_sidechain = false;
+    }
+  }
+  if (m_index.empty()) {
+    return;
+  }
+  // Children are linked last to first, so that each list ends up in file order.
+  for (std::size_t i = records.size(); i-- > 0;) {
+    const Envelope& e = records[i].envelope;
+    if (e.uuid.empty() || e.parent_uuid.empty()) {
+      continue;
+    }
+    if (auto parent = find(e.parent_uuid)) {
+      m_parent[i] = *parent;
+      m_next_sibling[i] = m_first_child[*parent];
+      m_first_child[*parent] = i;
     }
   }
 }
@@ -56,7 +71,7 @@ std::vector<std::size_t> SessionTree::main_thread() const {
   for (std::size_t i = m_records.size(); i-- > 0;) {
     const Envelope& e = m_records[i].envelope;
     if (!e.uuid.empty() && e.is_sidechain == m_all_sidechain) {
-      return thread_from(i);
+      return thread_from(i, ResponsePieces(m_records));
     }
   }
   return {};
@@ -68,48 +83,49 @@ std::vector<std::vector<std::size_t>> SessionTree::sidechain_threads() const {
   }
   // Each subagent's records hang below a root of their own (the prompt the parent
   // passed to its Task tool, whose parentUuid is null).
-  std::unordered_map<std::size_t, std::size_t> root_of;  // record -> its root record
-  std::vector<std::size_t> roots;                       // in order of appearance
-  std::unordered_map<std::size_t, std::size_t> last_of;  // root -> last record under it
+  std::vector<std::size_t> root_of(m_records.size(), k_none);
+  std::vector<std::size_t> roots;  // in order of appearance
   for (std::size_t i = 0; i < m_records.size(); ++i) {
     const Envelope& e = m_records[i].envelope;
     if (e.uuid.empty() || !e.is_sidechain) {
       continue;
     }
-    std::size_t root = i;
-    if (auto parent = find(e.parent_uuid); parent && root_of.count(*parent) != 0) {
-      root = root_of[*parent];
+    std::size_t parent = m_parent[i];
+    if (parent != k_none && parent < i && root_of[parent] != k_none) {
+      root_of[i] = root_of[parent];
     } else {
+      root_of[i] = i;
       roots.push_back(i);
     }
-    root_of[i] = root;
-    last_of[root] = i;
   }
+  std::vector<std::size_t> last_of(m_records.size(), k_none);  // root -> its last record
+  for (std::size_t i = 0; i < m_records.size(); ++i) {
+    if (root_of[i] != k_none) {
+      last_of[root_of[i]] = i;
+    }
+  }
+  ResponsePieces pieces(m_records);
   std::vector<std::vector<std::size_t>> threads;
   for (std::size_t root : roots) {
-    threads.push_back(thread_from(last_of[root]));
+    threads.push_back(thread_from(last_of[root], pieces));
   }
   return threads;
 }
 
-std::vector<std::size_t> SessionTree::thread_from(std::size_t leaf) const {
+std::vector<std::size_t> SessionTree::thread_from(std::size_t leaf,
+                                                  const ResponsePieces& pieces) const {
   std::vector<std::size_t> chain;
   std::vector<bool> taken(m_records.size(), false);
   std::size_t current = leaf;
-  while (!taken[current]) {  // a parent loop ends the walk where it closes
+  while (current != k_none && !taken[current]) {  // a parent loop ends the walk where it closes
     taken[current] = true;
     chain.push_back(current);
-    const Message& record = m_records[current];
     // A compact boundary starts the conversation the model sees; the summary that
     // follows it stands in for everything before.
-    if (is_compact_boundary(record)) {
+    if (is_compact_boundary(m_records[current])) {
       break;
     }
-    auto parent = find(record.envelope.parent_uuid);
-    if (!parent) {
-      break;
-    }
-    current = *parent;
+    current = m_parent[current];
   }
   std::reverse(chain.begin(), chain.end());
 
@@ -117,50 +133,48 @@ std::vector<std::size_t> SessionTree::thread_from(std::size_t leaf) const {
   // each piece and each result hangs below the record written before it, and a
   // single-parent walk from the leaf passes through only one branch. Gather what it
   // missed around each response and put it after the response's last piece on the
-  // chain, in file order.
-  std::unordered_map<std::string_view, std::size_t> last_piece;  // message id -> chain position
+  // chain, in file order (Claude Code's recoverOrphanedParallelToolResults).
+  std::vector<std::size_t> last_on_chain;  // position of each response's last piece
+  std::vector<std::size_t> responses;      // first pieces, in order of that position
   for (std::size_t position = 0; position < chain.size(); ++position) {
-    const Message& record = m_records[chain[position]];
-    if (record.is_turn() && record.role == Role::assistant && !record.envelope.message_id.empty()) {
-      last_piece[record.envelope.message_id] = position;
+    std::size_t record = chain[position];
+    if (!pieces.is_piece(record) || m_records[record].envelope.message_id.empty()) {
+      continue;
     }
+    if (last_on_chain.empty()) {
+      last_on_chain.assign(m_records.size(), k_none);
+    }
+    std::size_t first = pieces.first(record);
+    if (last_on_chain[first] == k_none) {
+      responses.push_back(first);
+    }
+    last_on_chain[first] = position;
   }
-  if (last_piece.empty()) {
+  if (responses.empty()) {
     return chain;
   }
-  std::unordered_map<std::string_view, std::vector<std::size_t>> pieces;
-  for (std::vector<std::size_t>& group : response_groups(m_records)) {
-    const std::string& id = m_records[group.front()].envelope.message_id;
-    if (!id.empty() && last_piece.count(id) != 0) {
-      pieces.emplace(id, std::move(group));
-    }
-  }
-  std::vector<std::pair<std::size_t, std::string_view>> responses;  // (position, id)
-  for (const auto& [id, position] : last_piece) {
-    responses.emplace_back(position, id);
-  }
-  std::sort(responses.begin(), responses.end());
+  std::sort(responses.begin(), responses.end(), [&](std::size_t a, std::size_t b) {
+    return last_on_chain[a] < last_on_chain[b];
+  });
 
-  std::unordered_map<std::size_t, std::vector<std::size_t>> after;  // position -> records
-  for (const auto& [position, id] : responses) {
+  std::vector<std::pair<std::size_t, std::vector<std::size_t>>> after;  // position -> records
+  std::vector<std::size_t> pending;
+  for (std::size_t first : responses) {
     std::vector<std::size_t> skipped;
-    std::vector<std::size_t> pending;
-    for (std::size_t piece : pieces[id]) {
+    std::vector<std::size_t> followers;
+    pending.clear();
+    for (std::size_t piece = first; piece != ResponsePieces::k_none; piece = pieces.next(piece)) {
       if (!taken[piece]) {
         taken[piece] = true;
         skipped.push_back(piece);
       }
-      auto children = m_children.find(m_records[piece].envelope.uuid);
-      if (children == m_children.end()) {
-        continue;
-      }
-      for (std::size_t child : children->second) {
-        if (carries_tool_result(m_records[child])) {
+      for (std::size_t child = m_first_child[piece]; child != k_none;
+           child = m_next_sibling[child]) {
+        if (!taken[child] && carries_tool_result(m_records[child])) {
           pending.push_back(child);
         }
       }
     }
-    std::vector<std::size_t> followers;
     while (!pending.empty()) {
       std::size_t next = pending.back();
       pending.pop_back();
@@ -169,27 +183,30 @@ std::vector<std::size_t> SessionTree::thread_from(std::size_t leaf) const {
       }
       taken[next] = true;
       followers.push_back(next);
-      auto children = m_children.find(m_records[next].envelope.uuid);
-      if (children != m_children.end()) {
-        pending.insert(pending.end(), children->second.begin(), children->second.end());
+      for (std::size_t child = m_first_child[next]; child != k_none;
+           child = m_next_sibling[child]) {
+        pending.push_back(child);
       }
+    }
+    if (skipped.empty() && followers.empty()) {
+      continue;
     }
     std::sort(skipped.begin(), skipped.end());
     std::sort(followers.begin(), followers.end());
     skipped.insert(skipped.end(), followers.begin(), followers.end());
-    if (!skipped.empty()) {
-      after[position] = std::move(skipped);
-    }
+    after.emplace_back(last_on_chain[first], std::move(skipped));
   }
   if (after.empty()) {
     return chain;
   }
   std::vector<std::size_t> out;
   out.reserve(chain.size());
+  std::size_t next_insert = 0;
   for (std::size_t position = 0; position < chain.size(); ++position) {
     out.push_back(chain[position]);
-    if (auto it = after.find(position); it != after.end()) {
-      out.insert(out.end(), it->second.begin(), it->second.end());
+    while (next_insert < after.size() && after[next_insert].first == position) {
+      out.insert(out.end(), after[next_insert].second.begin(), after[next_insert].second.end());
+      ++next_insert;
     }
   }
   return out;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "message.h"
+#include "tool_links.h"
 
 namespace convo {
 
@@ -45,11 +46,16 @@ class SessionTree {
   std::vector<std::vector<std::size_t>> sidechain_threads() const;
 
  private:
-  std::vector<std::size_t> thread_from(std::size_t leaf) const;
+  static constexpr std::size_t k_none = static_cast<std::size_t>(-1);
+
+  std::vector<std::size_t> thread_from(std::size_t leaf, const ResponsePieces& pieces) const;
 
   const std::vector<Message>& m_records;
   std::unordered_map<std::string_view, std::size_t> m_index;  // uuid -> record
-  std::unordered_map<std::string_view, std::vector<std::size_t>> m_children;  // parentUuid ->
+  // The tree as indexes: each record's parent, first child and next sibling (file order).
+  std::vector<std::size_t> m_parent;
+  std::vector<std::size_t> m_first_child;
+  std::vector<std::size_t> m_next_sibling;
   std::vector<std::pair<std::size_t, std::size_t>> m_duplicates;
   bool m_all_sidechain = true;  // no record with a uuid is on the main side
 };

@@ -7,23 +7,38 @@ bool same_response(const Message& a, const Message& b) {
          !a.envelope.message_id.empty() && a.envelope.message_id == b.envelope.message_id;
 }
 
-std::vector<std::vector<std::size_t>> response_groups(const std::vector<Message>& records) {
-  std::vector<std::vector<std::size_t>> groups;
-  std::unordered_map<std::string_view, std::size_t> group_of;  // message id -> group
+ResponsePieces::ResponsePieces(const std::vector<Message>& records)
+    : m_first(records.size(), k_none), m_next(records.size(), k_none) {
+  std::unordered_map<std::string_view, std::size_t> last;  // message id -> its last piece so far
   for (std::size_t i = 0; i < records.size(); ++i) {
     const Message& record = records[i];
     if (!record.is_turn() || record.role != Role::assistant) {
       continue;
     }
+    m_first[i] = i;
     const std::string& id = record.envelope.message_id;
-    if (!id.empty()) {
-      auto [it, added] = group_of.emplace(id, groups.size());
-      if (!added) {
-        groups[it->second].push_back(i);
-        continue;
+    if (id.empty()) {
+      continue;
+    }
+    auto [it, added] = last.emplace(id, i);
+    if (!added) {
+      m_first[i] = m_first[it->second];
+      m_next[it->second] = i;
+      it->second = i;
+    }
+  }
+}
+
+std::vector<std::vector<std::size_t>> response_groups(const std::vector<Message>& records) {
+  ResponsePieces pieces(records);
+  std::vector<std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (pieces.is_piece(i) && pieces.first(i) == i) {
+      std::vector<std::size_t>& group = groups.emplace_back();
+      for (std::size_t piece = i; piece != ResponsePieces::k_none; piece = pieces.next(piece)) {
+        group.push_back(piece);
       }
     }
-    groups.push_back({i});
   }
   return groups;
 }
@@ -71,7 +86,7 @@ ToolLinks::ToolLinks(const std::vector<Message>& messages)
     : ToolLinks(messages.size(), [&](std::size_t i) -> const Message& { return messages[i]; }) {}
 
 const ToolLink* ToolLinks::find(std::string_view id) const {
-  auto it = m_links.find(std::string(id));
+  auto it = m_links.find(id);
   return it == m_links.end() ? nullptr : &it->second;
 }
 

@@ -20,10 +20,29 @@ namespace convo {
 // the same, non-empty API message id (`message.id` in Claude Code records).
 bool same_response(const Message& a, const Message& b);
 
+// The pieces of each API response among `records`, linked in file order. Assistant
+// turns without a message id are responses of their own; records that are not
+// assistant turns belong to no response.
+class ResponsePieces {
+ public:
+  static constexpr std::size_t k_none = static_cast<std::size_t>(-1);
+
+  explicit ResponsePieces(const std::vector<Message>& records);
+
+  // True when record `i` is a piece of a response.
+  bool is_piece(std::size_t i) const { return m_first[i] != k_none; }
+  // The first piece of record `i`'s response; k_none when `i` is no piece.
+  std::size_t first(std::size_t i) const { return m_first[i]; }
+  // The piece after `i` in its response; k_none after the last.
+  std::size_t next(std::size_t i) const { return m_next[i]; }
+
+ private:
+  std::vector<std::size_t> m_first;
+  std::vector<std::size_t> m_next;
+};
+
 // The pieces of each API response among `records`, as lists of indexes in file
-// order, one list per response in order of its first piece. Assistant turns
-// without a message id are responses of their own; records that are not assistant
-// turns belong to no response and appear in no list.
+// order, one list per response in order of its first piece (see ResponsePieces).
 std::vector<std::vector<std::size_t>> response_groups(const std::vector<Message>& records);
 
 // Where a block is: the index of its message and its index in that message's blocks.
@@ -39,8 +58,8 @@ struct ToolLink {
 };
 
 // The tool_use blocks of a sequence of messages and the tool_result blocks that
-// answer them, matched by id. Indexes refer to the sequence the links were made
-// from; they go stale when it changes.
+// answer them, matched by id. Indexes and ids refer to the sequence the links were
+// made from, which must not change while the links are in use.
 class ToolLinks {
  public:
   // Links the tool blocks of `count` messages, message `i` being `at(i)`.
@@ -55,7 +74,7 @@ class ToolLinks {
   const std::vector<BlockAt>& orphan_results() const { return m_orphan_results; }
 
  private:
-  std::unordered_map<std::string, ToolLink> m_links;
+  std::unordered_map<std::string_view, ToolLink> m_links;
   std::vector<BlockAt> m_duplicate_uses;
   std::vector<BlockAt> m_orphan_results;
 };

@@ -339,10 +339,7 @@ TEST_CASE("--request writes one body per conversation", "[normalize_for_api]") {
     LossReport loss;
     auto sink = request_sink(std::move(request))(out, loss);
     for (auto& conversation : normalize_for_api(read_messages(in), {})) {
-      for (Message& m : conversation) {
-        sink->put(std::move(m));
-      }
-      sink->end_conversation();
+      sink->put_conversation(std::move(conversation));
     }
     sink->end_input();
     return std::string(out.str());

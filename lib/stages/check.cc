@@ -491,8 +491,12 @@ class CheckReport final : public MessageSink {
               std::shared_ptr<std::atomic<std::uint64_t>> problems)
       : m_out(out), m_check(options), m_format(format), m_problems(std::move(problems)) {}
 
+  // Records that come one by one (not through ConversationStage) are one conversation.
   void put(Message&& message) override { m_held.push_back(std::move(message)); }
-  void end_conversation() override { check(); }
+  void put_conversation(std::vector<Message>&& conversation) override {
+    check();
+    m_check.conversation(std::move(conversation));
+  }
   void end_input() override {
     check();
     std::vector<Problem> problems = m_check.finish();

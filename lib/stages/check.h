@@ -78,8 +78,10 @@ enum class ReportFormat : std::uint8_t {
   json,  // one {"file","line","rule","message"} object per line
 };
 
-// A sink that checks each conversation it is given and writes its problems to the
-// output, adding their number to `problems` (shared by every input of a run).
+// A sink that checks each conversation it is given (what comes one message at a
+// time is one conversation) and, at the end of each input, writes the input's
+// problems to the output and adds their number to `problems` (shared by every
+// input of a run).
 SinkFactory check_sink(CheckOptions options, ReportFormat format,
                        std::shared_ptr<std::atomic<std::uint64_t>> problems);
 

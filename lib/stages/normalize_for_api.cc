@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <unordered_set>
 
 #include "formats/anthropic_blocks.h"
 #include "io/input.h"
@@ -252,10 +251,10 @@ BlockOrigin origin_of(const Message& record, std::size_t index = BlockOrigin::k_
   return BlockOrigin{record.where, record.container, record.slot, index};
 }
 
-ApiMessage start_message(Message&& record) {
+ApiMessage start_message(Message&& record, bool origins) {
   ApiMessage out;
   out.origin = origin_of(record);
-  if (record.content.is_blocks()) {
+  if (origins && record.content.is_blocks()) {
     out.block_origins.reserve(record.content.blocks.size());
     for (std::size_t i = 0; i < record.content.blocks.size(); ++i) {
       out.block_origins.push_back(origin_of(record, i));
@@ -267,7 +266,8 @@ ApiMessage start_message(Message&& record) {
 
 // A user message holding `text`, made from `record` (an attachment or a local
 // command's output).
-ApiMessage made_user_message(const Message& record, std::string text, bool as_blocks) {
+ApiMessage made_user_message(const Message& record, std::string text, bool as_blocks,
+                             bool origins) {
   ApiMessage out;
   Message& m = out.message;
   m.kind = Kind::turn;
@@ -282,7 +282,9 @@ ApiMessage made_user_message(const Message& record, std::string text, bool as_bl
   if (as_blocks) {
     m.content.form = Content::Form::blocks;
     m.content.blocks.push_back(Block::make_text(std::move(text)));
-    out.block_origins.push_back(out.origin);
+    if (origins) {
+      out.block_origins.push_back(out.origin);
+    }
   } else {
     m.content.form = Content::Form::string;
     m.content.text = std::move(text);
@@ -322,7 +324,11 @@ void append_content(Message& into, Message&& from, std::vector<BlockOrigin>* int
   into.touch();
 }
 
-void append_api(ApiMessage& into, ApiMessage&& from) {
+void append_api(ApiMessage& into, ApiMessage&& from, bool origins) {
+  if (!origins) {
+    append_content(into.message, std::move(from.message), nullptr, nullptr, nullptr, nullptr);
+    return;
+  }
   append_content(into.message, std::move(from.message), &into.block_origins, &into.origin,
                  &from.block_origins, &from.origin);
 }
@@ -331,8 +337,9 @@ bool mergeable(Role role) {
   return role == Role::user || role == Role::assistant || role == Role::system;
 }
 
+// `origins`: record where each block came from (for check's reports).
 ApiConversation build_view(std::vector<Message>& records, const std::vector<std::size_t>& thread,
-                           std::vector<bool>& used) {
+                           std::vector<bool>& used, bool origins) {
   // Step 2: what the API sees of each record. Attachments are held as they are
   // until step 3 has put them in place.
   std::vector<ApiMessage> items;
@@ -355,19 +362,25 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
           record.role = Role::user;  // tool results ride in user messages
           record.touch();
         }
-        items.push_back(start_message(std::move(record)));
+        items.push_back(start_message(std::move(record), origins));
         break;
       case Kind::event:
         // Claude Code sends the output of local commands (/model, /cost, ...) as user text.
         if (record.envelope.subtype == "local_command" && record.content.is_string()) {
-          items.push_back(made_user_message(record, std::move(record.content.text), false));
+          items.push_back(
+              made_user_message(record, std::move(record.content.text), false, origins));
         }
         break;
       case Kind::attachment: {
-        ApiMessage held;
-        held.origin = origin_of(record);
-        held.message = std::move(record);
-        items.push_back(std::move(held));
+        const JsonValue* attachment =
+            record.json != nullptr ? find_member(*record.json, "attachment") : nullptr;
+        std::string text = attachment != nullptr ? attachment_text(*attachment) : "";
+        if (!text.empty()) {
+          ApiMessage m = made_user_message(
+              record, "<system-reminder>\n" + text + "\n</system-reminder>", true, origins);
+          m.message.kind = Kind::attachment;  // until step 3 has put it in place
+          items.push_back(std::move(m));
+        }
         break;
       }
       default:
@@ -376,36 +389,27 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
   }
 
   // Step 3: attachments move up to just after the nearest assistant message or tool
-  // result message before them (Claude Code's reorderAttachmentsForAPI), then become
-  // user text or nothing.
-  std::vector<ApiMessage> ordered;
-  ordered.reserve(items.size());
-  std::vector<ApiMessage> lifted;
-  std::vector<ApiMessage> rest;
+  // result message before them (Claude Code's reorderAttachmentsForAPI).
+  std::vector<std::size_t> order;
+  order.reserve(items.size());
+  std::vector<std::size_t> lifted;
+  std::vector<std::size_t> rest;
   auto close_segment = [&] {
-    for (ApiMessage& m : lifted) {
-      ordered.push_back(std::move(m));
-    }
-    for (ApiMessage& m : rest) {
-      ordered.push_back(std::move(m));
-    }
+    order.insert(order.end(), lifted.begin(), lifted.end());
+    order.insert(order.end(), rest.begin(), rest.end());
     lifted.clear();
     rest.clear();
   };
-  for (ApiMessage& item : items) {
-    const Message& m = item.message;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    Message& m = items[i].message;
     if (m.kind == Kind::attachment) {
-      const JsonValue* attachment = m.json != nullptr ? find_member(*m.json, "attachment") : nullptr;
-      std::string text = attachment != nullptr ? attachment_text(*attachment) : "";
-      if (!text.empty()) {
-        lifted.push_back(made_user_message(
-            m, "<system-reminder>\n" + text + "\n</system-reminder>", true));
-      }
+      m.kind = Kind::turn;
+      lifted.push_back(i);
     } else if (m.role == Role::assistant || (m.role == Role::user && starts_with_tool_result(m))) {
       close_segment();
-      ordered.push_back(std::move(item));
+      order.push_back(i);
     } else {
-      rest.push_back(std::move(item));
+      rest.push_back(i);
     }
   }
   close_segment();
@@ -413,8 +417,9 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
   // Steps 4 and 5: the records of one response become one assistant message, and
   // messages of one role in a row become one.
   ApiConversation out;
-  out.reserve(ordered.size());
-  for (ApiMessage& item : ordered) {
+  out.reserve(order.size());
+  for (std::size_t i : order) {
+    ApiMessage& item = items[i];
     Message& m = item.message;
     if (m.role == Role::assistant && !m.envelope.message_id.empty() &&
         m.origin != Format::openai) {  // OpenAI choices share an id but are alternatives
@@ -425,7 +430,7 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
         const Message& candidate = out[j].message;
         if (candidate.role == Role::assistant) {
           if (same_response(candidate, m)) {
-            append_api(out[j], std::move(item));
+            append_api(out[j], std::move(item), origins);
             joined = true;
             break;
           }
@@ -440,7 +445,7 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
       }
     }
     if (!out.empty() && mergeable(m.role) && out.back().message.role == m.role) {
-      append_api(out.back(), std::move(item));
+      append_api(out.back(), std::move(item), origins);
       continue;
     }
     out.push_back(std::move(item));
@@ -624,16 +629,19 @@ void remove_empty_assistants(std::vector<Message>& messages) {
 }
 
 void merge_adjacent(std::vector<Message>& messages) {
-  std::vector<Message> out;
-  out.reserve(messages.size());
-  for (Message& m : messages) {
-    if (!out.empty() && out.back().role == m.role && mergeable(m.role)) {
-      append_content(out.back(), std::move(m), nullptr, nullptr, nullptr, nullptr);
-    } else {
-      out.push_back(std::move(m));
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    if (kept > 0 && messages[kept - 1].role == messages[i].role && mergeable(messages[i].role)) {
+      append_content(messages[kept - 1], std::move(messages[i]), nullptr, nullptr, nullptr,
+                     nullptr);
+      continue;
     }
+    if (kept != i) {
+      messages[kept] = std::move(messages[i]);
+    }
+    ++kept;
   }
-  messages.swap(out);
+  messages.erase(messages.begin() + static_cast<std::ptrdiff_t>(kept), messages.end());
 }
 
 Message empty_user_message(const Message& after) {
@@ -649,13 +657,16 @@ Message empty_user_message(const Message& after) {
 
 // Each tool_use id once: the API rejects a repeated one (a response written twice).
 void dedupe_tool_uses(std::vector<Message>& messages) {
-  std::unordered_set<std::string> seen;
-  for (Message& m : messages) {
-    if (m.role == Role::assistant) {
-      erase_blocks(m, [&](const Block& b) {
-        return b.type == BlockType::tool_use && !seen.insert(b.id).second;
-      });
-    }
+  ToolLinks links(messages);
+  if (links.duplicate_uses().empty()) {
+    return;
+  }
+  std::vector<BlockAt> duplicates = links.duplicate_uses();
+  // Last first, so that the indexes of the ones before stay right.
+  for (auto it = duplicates.rbegin(); it != duplicates.rend(); ++it) {
+    auto& blocks = messages[it->message].content.blocks;
+    blocks.erase(blocks.begin() + static_cast<std::ptrdiff_t>(it->block));
+    messages[it->message].touch();
   }
 }
 
@@ -712,16 +723,22 @@ void pair_tools(std::vector<Message>& messages) {
     if (m.role != Role::user || !m.has_tool_results()) {
       continue;
     }
-    std::unordered_set<std::string_view> calls;
+    std::vector<const Block*> calls;
     if (j > 0 && messages[j - 1].role == Role::assistant) {
-      for (const Block* use : messages[j - 1].tool_uses()) {
-        calls.insert(use->id);
-      }
+      calls = messages[j - 1].tool_uses();
     }
-    std::unordered_set<std::string> answered;
+    // Each call answered once; an answered call's entry is cleared.
     erase_blocks(m, [&](const Block& b) {
-      return b.type == BlockType::tool_result &&
-             (calls.count(b.id) == 0 || !answered.insert(b.id).second);
+      if (b.type != BlockType::tool_result) {
+        return false;
+      }
+      auto call = std::find_if(calls.begin(), calls.end(),
+                               [&](const Block* use) { return use != nullptr && use->id == b.id; });
+      if (call == calls.end()) {
+        return true;
+      }
+      *call = nullptr;
+      return false;
     });
     auto& blocks = m.content.blocks;
     if (!std::is_partitioned(blocks.begin(), blocks.end(),
@@ -854,8 +871,10 @@ std::vector<Message> repair(ApiConversation view, const NormalizeOptions& option
 
 }  // namespace
 
-std::vector<ApiConversation> api_view(std::vector<Message> records,
-                                      const NormalizeOptions& options) {
+namespace {
+
+std::vector<ApiConversation> views(std::vector<Message>& records, const NormalizeOptions& options,
+                                   bool origins) {
   std::vector<std::vector<std::size_t>> threads;
   {
     SessionTree tree(records);
@@ -869,7 +888,7 @@ std::vector<ApiConversation> api_view(std::vector<Message> records,
   std::vector<bool> used(records.size(), false);
   std::vector<ApiConversation> out;
   for (const std::vector<std::size_t>& thread : threads) {
-    ApiConversation view = build_view(records, thread, used);
+    ApiConversation view = build_view(records, thread, used, origins);
     if (!view.empty()) {
       out.push_back(std::move(view));
     }
@@ -877,10 +896,17 @@ std::vector<ApiConversation> api_view(std::vector<Message> records,
   return out;
 }
 
+}  // namespace
+
+std::vector<ApiConversation> api_view(std::vector<Message> records,
+                                      const NormalizeOptions& options) {
+  return views(records, options, true);
+}
+
 std::vector<std::vector<Message>> normalize_for_api(std::vector<Message> records,
                                                     const NormalizeOptions& options) {
   std::vector<std::vector<Message>> out;
-  for (ApiConversation& view : api_view(std::move(records), options)) {
+  for (ApiConversation& view : views(records, options, false)) {
     std::vector<Message> messages = repair(std::move(view), options);
     if (!messages.empty()) {
       out.push_back(std::move(messages));
@@ -911,8 +937,13 @@ class RequestWriter final : public MessageSink {
   RequestWriter(Output& out, LossReport& loss, std::shared_ptr<const RequestOptions> options)
       : m_out(out), m_loss(loss), m_options(std::move(options)) {}
 
+  // Messages that come one by one (not through ConversationStage) are one conversation.
   void put(Message&& message) override { m_held.push_back(std::move(message)); }
-  void end_conversation() override { write_body(); }
+  void put_conversation(std::vector<Message>&& conversation) override {
+    write_body();
+    m_held = std::move(conversation);
+    write_body();
+  }
   void end_input() override { write_body(); }
 
  private:
