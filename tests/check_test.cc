@@ -197,12 +197,14 @@ TEST_CASE("every rule is documented by name", "[check]") {
 
 namespace {
 
+// True when the API answered `request` with a response rather than an error.
 bool accepted(const fs::path& request) {
   std::string base = request.string().substr(0, request.string().size() - 13);  // .request.json
   if (fs::exists(base + ".response.json")) {
     JsonDoc response;
     std::string text = read_file(base + ".response.json");
-    return !parse_json(text, response) && string_member(response, "type") == "message";
+    return !parse_json(text, response) && (string_member(response, "type") == "message" ||
+                                           find_member(response, "choices") != nullptr);
   }
   if (fs::exists(base + ".response.sse")) {
     return read_file(base + ".response.sse").find("event: error") == std::string::npos;
@@ -210,9 +212,9 @@ bool accepted(const fs::path& request) {
   return false;
 }
 
-std::vector<fs::path> accepted_requests(const fs::path& root) {
+std::vector<fs::path> accepted_requests(const fs::path& folder) {
   std::vector<fs::path> out;
-  for (const auto& entry : fs::recursive_directory_iterator(root / "anthropic-api")) {
+  for (const auto& entry : fs::recursive_directory_iterator(folder)) {
     std::string name = entry.path().filename().string();
     if (name.size() > 13 && name.substr(name.size() - 13) == ".request.json" &&
         accepted(entry.path())) {
@@ -370,7 +372,7 @@ TEST_CASE("every request the API accepted passes; broken copies fail with the ri
   };
   std::map<std::string, std::size_t> broken;
   std::size_t requests = 0;
-  for (const fs::path& path : accepted_requests(root)) {
+  for (const fs::path& path : accepted_requests(root / "anthropic-api")) {
     ++requests;
     std::string text = read_file(path);
     INFO(path.string());
@@ -392,6 +394,27 @@ TEST_CASE("every request the API accepted passes; broken copies fail with the ri
     INFO(breakage.rule);
     CHECK(broken[breakage.rule] > 0);
   }
+}
+
+TEST_CASE("every chat request the OpenAI API accepted passes check --for openai",
+          "[check][corpus]") {
+  fs::path root = CONVO_CORPUS_DIR;
+  if (!fs::is_directory(root / "openai-chat")) {
+    WARN("skipped: no corpus at " << root.string());
+    return;
+  }
+  std::size_t requests = 0;
+  for (const fs::path& path : accepted_requests(root / "openai-chat")) {
+    std::string text = read_file(path);
+    JsonDoc doc;
+    if (parse_json(text, doc) || find_member(doc, "messages") == nullptr) {
+      continue;  // an embeddings or responses request
+    }
+    ++requests;
+    INFO(path.string());
+    CHECK(summary(check(text, CheckTarget::openai)).empty());
+  }
+  CHECK(requests > 200);
 }
 
 TEST_CASE("normalize-for-api makes every real Claude Code session pass check", "[check][corpus]") {

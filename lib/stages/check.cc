@@ -93,20 +93,24 @@ class Checker {
     m_cache_breakpoints = 0;
     count_tool_breakpoints(view);
     std::unordered_map<std::string, std::size_t> use_lines;  // tool_use id -> line
+    // A Claude Code session is sent with the next prompt after its last message, so
+    // the rules for a final assistant message do not apply to it.
+    bool continued = !view.empty() && view.front().message.origin == Format::claude_code;
     for (std::size_t i = 0; i < view.size(); ++i) {
       const ApiMessage& m = view[i];
       if (!role_allowed(m)) {
         continue;
       }
-      bool final_assistant = i + 1 == view.size() && m.message.role == Role::assistant;
+      bool final_assistant =
+          !continued && i + 1 == view.size() && m.message.role == Role::assistant;
       content(m, final_assistant);
       if (m.message.role == Role::assistant) {
         tool_uses(view, i, use_lines);
-      } else if (m.message.role == Role::user) {
+      } else if (m.message.role == Role::user || m.message.role == Role::tool) {
         tool_results(view, i);
       }
     }
-    if (anthropic() && !view.empty()) {
+    if (anthropic() && !view.empty() && !continued) {
       final_whitespace(view.back());
     }
   }
@@ -134,7 +138,7 @@ class Checker {
   bool role_allowed(const ApiMessage& api) {
     const Message& m = api.message;
     bool allowed = m.role == Role::user || m.role == Role::assistant || m.role == Role::system ||
-                   (!anthropic() && m.role == Role::function);
+                   (!anthropic() && (m.role == Role::function || m.role == Role::tool));
     if (!allowed) {
       add(api.origin, "unknown-role",
           fmt::format("role '{}' is not one the {} API has ({})", role_text(m),
@@ -177,7 +181,7 @@ class Checker {
       case BlockType::tool_use:
         return m.role == Role::assistant ? "" : "the assistant's";
       case BlockType::tool_result:
-        return m.role == Role::user ? "" : "a tool message's";
+        return m.role == Role::user || m.role == Role::tool ? "" : "a tool message's";
       case BlockType::image:
       case BlockType::audio:
       case BlockType::file:
@@ -342,7 +346,8 @@ class Checker {
                  std::unordered_map<std::string, std::size_t>& use_lines) {
     const ApiMessage& m = view[i];
     std::unordered_set<std::string_view> answered;
-    if (i + 1 < view.size() && view[i + 1].message.role == Role::user) {
+    if (i + 1 < view.size() &&
+        (view[i + 1].message.role == Role::user || view[i + 1].message.role == Role::tool)) {
       for (const Block* result : view[i + 1].message.tool_results()) {
         answered.insert(result->id);
       }
@@ -365,8 +370,11 @@ class Checker {
       }
       if (answered.count(b.id) == 0) {
         add(where, "tool-result-missing",
-            fmt::format("tool_use {} ({}) has no tool_result in the next message", b.id,
-                        b.name));
+            anthropic()
+                ? fmt::format("tool_use {} ({}) has no tool_result in the next message", b.id,
+                              b.name)
+                : fmt::format("tool call {} ({}) has no tool message right after it", b.id,
+                              b.name));
       }
     }
   }
@@ -391,10 +399,15 @@ class Checker {
       }
       if (calls.count(b.id) == 0) {
         add(origin_of(m, k), "tool-result-orphan",
-            fmt::format("tool_result for {} answers no tool_use in the message before it", b.id));
+            anthropic()
+                ? fmt::format("tool_result for {} answers no tool_use in the message before it",
+                              b.id)
+                : fmt::format("tool message for {} answers no tool call of the assistant "
+                              "message before it",
+                              b.id));
       } else if (!seen.insert(b.id).second) {
         add(origin_of(m, k), "duplicate-tool-result",
-            fmt::format("second tool_result for {} in one message", b.id));
+            fmt::format("second result for {}", b.id));
       }
     }
   }
@@ -455,7 +468,8 @@ void InputCheck::conversation(std::vector<Message> records) {
   Checker checker(m_options, m_problems);
   NormalizeOptions view_options;
   view_options.sidechains = true;  // a subagent's requests go to the API too
-  for (const ApiConversation& view : api_view(std::move(records), view_options)) {
+  bool tool_messages = m_options.target == CheckTarget::openai;
+  for (const ApiConversation& view : api_view(std::move(records), view_options, tool_messages)) {
     checker.conversation(view);
   }
 }

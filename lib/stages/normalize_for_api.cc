@@ -337,9 +337,15 @@ bool mergeable(Role role) {
   return role == Role::user || role == Role::assistant || role == Role::system;
 }
 
-// `origins`: record where each block came from (for check's reports).
+// How a view is made.
+struct ViewMode {
+  bool origins = false;        // record where each block came from (for check's reports)
+  bool tool_messages = false;  // keep tool messages apart (OpenAI's view)
+};
+
 ApiConversation build_view(std::vector<Message>& records, const std::vector<std::size_t>& thread,
-                           std::vector<bool>& used, bool origins) {
+                           std::vector<bool>& used, ViewMode mode) {
+  const bool origins = mode.origins;
   // Step 2: what the API sees of each record. Attachments are held as they are
   // until step 3 has put them in place.
   std::vector<ApiMessage> items;
@@ -358,7 +364,7 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
         if (record.role == Role::developer) {
           record.role = Role::system;
           record.touch();
-        } else if (record.role == Role::tool) {
+        } else if (record.role == Role::tool && !mode.tool_messages) {
           record.role = Role::user;  // tool results ride in user messages
           record.touch();
         }
@@ -444,7 +450,8 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
         continue;
       }
     }
-    if (!out.empty() && mergeable(m.role) && out.back().message.role == m.role) {
+    bool joins = mergeable(m.role) || (mode.tool_messages && m.role == Role::tool);
+    if (!out.empty() && joins && out.back().message.role == m.role) {
       append_api(out.back(), std::move(item), origins);
       continue;
     }
@@ -874,7 +881,7 @@ std::vector<Message> repair(ApiConversation view, const NormalizeOptions& option
 namespace {
 
 std::vector<ApiConversation> views(std::vector<Message>& records, const NormalizeOptions& options,
-                                   bool origins) {
+                                   ViewMode mode) {
   std::vector<std::vector<std::size_t>> threads;
   {
     SessionTree tree(records);
@@ -888,7 +895,7 @@ std::vector<ApiConversation> views(std::vector<Message>& records, const Normaliz
   std::vector<bool> used(records.size(), false);
   std::vector<ApiConversation> out;
   for (const std::vector<std::size_t>& thread : threads) {
-    ApiConversation view = build_view(records, thread, used, origins);
+    ApiConversation view = build_view(records, thread, used, mode);
     if (!view.empty()) {
       out.push_back(std::move(view));
     }
@@ -899,14 +906,14 @@ std::vector<ApiConversation> views(std::vector<Message>& records, const Normaliz
 }  // namespace
 
 std::vector<ApiConversation> api_view(std::vector<Message> records,
-                                      const NormalizeOptions& options) {
-  return views(records, options, true);
+                                      const NormalizeOptions& options, bool tool_messages) {
+  return views(records, options, ViewMode{true, tool_messages});
 }
 
 std::vector<std::vector<Message>> normalize_for_api(std::vector<Message> records,
                                                     const NormalizeOptions& options) {
   std::vector<std::vector<Message>> out;
-  for (ApiConversation& view : views(records, options, false)) {
+  for (ApiConversation& view : views(records, options, ViewMode{})) {
     std::vector<Message> messages = repair(std::move(view), options);
     if (!messages.empty()) {
       out.push_back(std::move(messages));

@@ -62,9 +62,12 @@ using ApiConversation = std::vector<ApiMessage>;
 // Steps 1-5 of normalize-for-api: the conversations in `records` (one group of
 // records, in file order) as the API would see them if they were sent as recorded.
 // The main thread comes first, then, with `options.sidechains`, each subagent's.
-// Records that are not API messages are left out; nothing is repaired.
+// Records that are not API messages are left out; nothing is repaired. OpenAI tool
+// messages become user messages holding tool_result blocks, as Anthropic's API has
+// them, unless `tool_messages` keeps them apart (role tool), as OpenAI's has them.
 std::vector<ApiConversation> api_view(std::vector<Message> records,
-                                      const NormalizeOptions& options);
+                                      const NormalizeOptions& options,
+                                      bool tool_messages = false);
 
 // The whole stage: `api_view`, then tool pairing, empty content and thinking blocks
 // repaired so that every conversation is a valid Messages API `messages` list. One
