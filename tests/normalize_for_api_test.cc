@@ -331,7 +331,7 @@ TEST_CASE("messages in roles the API lacks are dropped with a warning", "[normal
             "in.jsonl:2: dropped a message with role 'function': the Messages API has no such role"});
 }
 
-TEST_CASE("--request writes one body per conversation", "[normalize_for_api]") {
+TEST_CASE("a request body is written for each conversation", "[normalize_for_api]") {
   std::string in = lines({R"({"role":"system","content":"be brief"})",
                           R"({"role":"user","content":"hi"})"});
   auto run = [&](RequestOptions request) {
