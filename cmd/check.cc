@@ -63,10 +63,7 @@ void add_check(CLI::App& app, Runner& run) {
         NullDiagnostics quiet;
         run_stream(
             stream,
-            [grouping] {
-              return std::make_unique<ConversationStage>(
-                  [](std::vector<Message> conversation) { return conversation; }, grouping);
-            },
+            [grouping] { return make_check_stage(grouping); },
             check_sink(options, format, problems), out, quiet);
         return static_cast<int>(*problems > 0 ? ExitCode::problems : ExitCode::ok);
       });

@@ -101,14 +101,7 @@ void add_normalize_for_api(CLI::App& app, Runner& run) {
         sink = request_sink(std::move(request));
       }
       return run_stream_command(
-          args->input, output,
-          [options, grouping] {
-            return std::make_unique<ConversationStage>(
-                ConversationStage::SplitFunction([options](std::vector<Message> records) {
-                  return normalize_for_api(std::move(records), options);
-                }),
-                grouping);
-          },
+          args->input, output, [options, grouping] { return make_normalize_stage(options, grouping); },
           sink);
     };
   });

@@ -499,6 +499,29 @@ std::vector<Problem> check_conversation(std::vector<Message> records, const Chec
 
 namespace {
 
+class CheckStage final : public StreamStage {
+ public:
+  explicit CheckStage(GroupBy group_by)
+      : m_inner([](std::vector<Message> conversation) { return conversation; }, group_by) {}
+
+  void push(Message&& message, MessageSink& next) override {
+    slim_for_api(message);
+    m_inner.push(std::move(message), next);
+  }
+  void finish(MessageSink& next) override { m_inner.finish(next); }
+
+ private:
+  ConversationStage m_inner;
+};
+
+}  // namespace
+
+std::unique_ptr<StreamStage> make_check_stage(GroupBy group_by) {
+  return std::make_unique<CheckStage>(group_by);
+}
+
+namespace {
+
 class CheckReport final : public MessageSink {
  public:
   CheckReport(Output& out, CheckOptions options, ReportFormat format,

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "conversation.h"
 #include "error.h"
 #include "message.h"
 #include "pipeline.h"
@@ -71,6 +72,10 @@ class InputCheck {
 
 // The problems of `records` checked as one input holding one conversation.
 std::vector<Problem> check_conversation(std::vector<Message> records, const CheckOptions& options);
+
+// The check stage: records grouped into conversations by `group_by` and slimmed as
+// they arrive (slim_for_api), each conversation passed on whole to the sink.
+std::unique_ptr<StreamStage> make_check_stage(GroupBy group_by);
 
 // How the report is written.
 enum class ReportFormat : std::uint8_t {

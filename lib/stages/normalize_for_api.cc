@@ -922,6 +922,57 @@ std::vector<std::vector<Message>> normalize_for_api(std::vector<Message> records
   return out;
 }
 
+void slim_for_api(Message& record) {
+  bool needed = false;
+  switch (record.kind) {
+    case Kind::turn:
+    case Kind::attachment:
+    case Kind::invalid:
+      needed = true;
+      break;
+    case Kind::event:
+      needed = record.envelope.subtype == "local_command";
+      break;
+    default:
+      break;
+  }
+  if (record.origin != Format::anthropic || !needed) {
+    std::string().swap(record.raw);
+  }
+  if (!needed) {
+    record.source.reset();
+    record.json = nullptr;
+    record.content = Content{};
+  }
+}
+
+namespace {
+
+class NormalizeStage final : public StreamStage {
+ public:
+  NormalizeStage(NormalizeOptions options, GroupBy group_by)
+      : m_inner(ConversationStage::SplitFunction(
+                    [options](std::vector<Message> records) {
+                      return normalize_for_api(std::move(records), options);
+                    }),
+                group_by) {}
+
+  void push(Message&& message, MessageSink& next) override {
+    slim_for_api(message);
+    m_inner.push(std::move(message), next);
+  }
+  void finish(MessageSink& next) override { m_inner.finish(next); }
+
+ private:
+  ConversationStage m_inner;
+};
+
+}  // namespace
+
+std::unique_ptr<StreamStage> make_normalize_stage(NormalizeOptions options, GroupBy group_by) {
+  return std::make_unique<NormalizeStage>(std::move(options), group_by);
+}
+
 // --- --request ---
 
 std::string system_prompt_argument(const std::string& argument) {

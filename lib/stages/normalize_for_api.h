@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "conversation.h"
 #include "diagnostics.h"
 #include "formats/format.h"
 #include "message.h"
@@ -74,6 +75,17 @@ std::vector<ApiConversation> api_view(std::vector<Message> records,
 // list of messages per conversation; each message is written as an anthropic message.
 std::vector<std::vector<Message>> normalize_for_api(std::vector<Message> records,
                                                     const NormalizeOptions& options);
+
+// Releases what `record` holds that the API view never uses: all of a record the
+// view drops whatever thread it is on (progress, bookkeeping, most system records),
+// and a Claude Code record's bytes (it is always written afresh), keeping what the
+// session tree needs (kind, uuid, parentUuid, ...). Stages call it as records
+// arrive, so that a conversation held whole stays small.
+void slim_for_api(Message& record);
+
+// The normalize-for-api stage: records grouped into conversations by `group_by`,
+// slimmed as they arrive, each conversation normalized.
+std::unique_ptr<StreamStage> make_normalize_stage(NormalizeOptions options, GroupBy group_by);
 
 // The text put in place of content the API would reject as empty.
 inline constexpr std::string_view k_no_content = "[no content]";
