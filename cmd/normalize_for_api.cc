@@ -15,7 +15,8 @@ struct NormalizeArgs {
   bool strict = false;
   bool request = false;
   std::string model;
-  std::int64_t max_tokens = 4096;
+  std::int64_t max_tokens = 0;
+  CLI::Option* max_tokens_option = nullptr;
   std::string system;
   bool system_given = false;
   bool keep_thinking = false;
@@ -52,9 +53,10 @@ void add_normalize_for_api(CLI::App& app, Runner& run) {
                 "system, messages) instead of one message per line");
   sub->add_option("--model", args->model,
                   "The request's model (default: the last model the conversation recorded)");
-  sub->add_option("--max-tokens", args->max_tokens, "The request's max_tokens")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  args->max_tokens_option =
+      sub->add_option("--max-tokens", args->max_tokens,
+                      "The request's max_tokens (default: the input request's, else 4096)")
+          ->check(CLI::PositiveNumber);
   sub->add_option("--system", args->system,
                   "The request's system prompt: TEXT, or @FILE for a file's contents "
                   "(default: the conversation's own system messages)")
@@ -94,7 +96,9 @@ void add_normalize_for_api(CLI::App& app, Runner& run) {
       if (args->request) {
         RequestOptions request;
         request.model = args->model;
-        request.max_tokens = args->max_tokens;
+        if (args->max_tokens_option->count() > 0) {
+          request.max_tokens = args->max_tokens;
+        }
         if (args->system_given) {
           request.system = system_prompt_argument(args->system);
         }

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include "io/output.h"
 #include "stages/normalize_for_api.h"
 #include "test_util.h"
@@ -354,4 +356,46 @@ TEST_CASE("a request body is written for each conversation", "[normalize_for_api
         R"({"model":"claude-x","max_tokens":10,"system":"other","messages":[{"role":"user","content":"hi"}]})" "\n");
   CHECK_THROWS_WITH(run(RequestOptions{}),
                     "the conversation records no model to put in the request; name one with --model");
+}
+
+TEST_CASE("a request the API accepted comes back from --request --keep-thinking as it was",
+          "[normalize_for_api][corpus]") {
+  std::string root = std::string(CONVO_CORPUS_DIR) + "/anthropic-api";
+  if (!std::filesystem::is_directory(root)) {
+    WARN("skipped: no corpus at " << root);
+    return;
+  }
+  std::size_t same = 0;
+  std::size_t requests = 0;
+  for (const std::string& path : accepted_requests(root)) {
+    ++requests;
+    INFO(path);
+    std::string text = read_file(path);
+    NormalizeOptions options;
+    options.thinking = NormalizeOptions::Thinking::keep;
+    StringOutput out;
+    LossReport loss;
+    auto sink = request_sink(RequestOptions{})(out, loss);
+    for (auto& conversation : normalize_for_api(read_messages(text), options)) {
+      sink->put_conversation(std::move(conversation));
+    }
+    sink->end_input();
+    JsonDoc in;
+    JsonDoc back;
+    REQUIRE_FALSE(parse_json(text, in));
+    REQUIRE_FALSE(parse_json(out.str(), back));
+    if (in == back) {
+      ++same;
+      continue;
+    }
+    // The only change allowed: messages of one role in a row, joined.
+    const JsonValue& before = *find_member(in, "messages");
+    const JsonValue& after = *find_member(back, "messages");
+    CHECK(after.Size() < before.Size());
+    for (rapidjson::SizeType i = 1; i < after.Size(); ++i) {
+      CHECK(string_member(after[i], "role") != string_member(after[i - 1], "role"));
+    }
+  }
+  CHECK(requests > 100);
+  CHECK(same + 10 > requests);
 }

@@ -3,6 +3,12 @@
 #include "io/output.h"
 #include "stages/convert.h"
 
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 namespace convo::test {
 
 void CollectingDiagnostics::warning(const Location& where, std::string_view what) {
@@ -67,6 +73,48 @@ std::string cc_assistant(std::string_view uuid, std::string_view parent,
                      "\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-test\","
                      "\"content\":" +
                      std::string(content) + "}");
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+namespace {
+
+bool accepted(const std::string& request) {
+  std::string base = request.substr(0, request.size() - std::strlen(".request.json"));
+  namespace fs = std::filesystem;
+  if (fs::exists(base + ".response.json")) {
+    JsonDoc response;
+    std::string text = read_file(base + ".response.json");
+    return !parse_json(text, response) && (string_member(response, "type") == "message" ||
+                                           find_member(response, "choices") != nullptr);
+  }
+  if (fs::exists(base + ".response.sse")) {
+    return read_file(base + ".response.sse").find("event: error") == std::string::npos;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> accepted_requests(const std::string& folder) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const auto& entry : fs::recursive_directory_iterator(folder)) {
+    std::string path = entry.path().string();
+    constexpr std::string_view k_suffix = ".request.json";
+    if (path.size() > k_suffix.size() &&
+        path.compare(path.size() - k_suffix.size(), k_suffix.size(), k_suffix) == 0 &&
+        accepted(path)) {
+      out.push_back(path);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::string encode_all(std::vector<Message>& messages, Format to) {

@@ -49,6 +49,14 @@ std::string cc_user(std::string_view uuid, std::string_view parent, std::string_
 std::string cc_assistant(std::string_view uuid, std::string_view parent,
                          std::string_view message_id, std::string_view content);
 
+// The contents of the file at `path`.
+std::string read_file(const std::string& path);
+
+// The NN.request.json files under `folder` (recursively, sorted) that the API
+// answered with a response rather than an error (NN.response.json, or an
+// NN.response.sse stream without an error event).
+std::vector<std::string> accepted_requests(const std::string& folder);
+
 // True when `a` and `b` hold the same sequence of JSON values (one per line, or
 // values spanning lines), compared as JSON.
 bool json_equal_documents(const std::string& a, const std::string& b);

@@ -28,17 +28,18 @@ bool has_content(const Content& content) {
   return content.is_string() || (content.is_blocks() && !content.blocks.empty());
 }
 
-// A user message that a person (or the harness on their behalf) wrote: anything but
-// tool results only.
-bool is_human(const Message& message) {
+// A user message that starts a turn: one a person (or the harness on their behalf)
+// wrote, answering no tool call. A message with tool results continues the
+// assistant's turn, even with text beside them (an interruption, say): keeping the
+// turn's thinking is safe, dropping what the API wants back is not.
+bool starts_turn(const Message& message) {
   if (message.role != Role::user) {
     return false;
   }
   if (!message.content.is_blocks()) {
     return message.content.is_string();
   }
-  return std::any_of(message.content.blocks.begin(), message.content.blocks.end(),
-                     [](const Block& b) { return b.type != BlockType::tool_result; });
+  return !message.has_tool_results();
 }
 
 bool starts_with_tool_result(const Message& message) {
@@ -556,12 +557,12 @@ void fix_tool_inputs(std::vector<Message>& messages, const NormalizeOptions& opt
 
 // Step 8: which thinking blocks go to the API.
 void select_thinking(std::vector<Message>& messages, NormalizeOptions::Thinking mode) {
-  // The assistant's current turn: what follows the last message a person wrote. With
-  // thinking on, the API requires its thinking blocks back, signatures intact; it
-  // ignores those of earlier turns.
+  // The assistant's current turn: what follows the last user message that starts a
+  // turn. With thinking on, the API requires its thinking blocks back, signatures
+  // intact; it ignores those of earlier turns.
   std::size_t turn_start = 0;
   for (std::size_t i = 0; i < messages.size(); ++i) {
-    if (is_human(messages[i])) {
+    if (starts_turn(messages[i])) {
       turn_start = i + 1;
     }
   }
@@ -990,6 +991,11 @@ std::string system_prompt_argument(const std::string& argument) {
 
 namespace {
 
+constexpr std::int64_t k_default_max_tokens = 4096;
+constexpr const char* k_declared_tool =
+    "Declared by convo normalize-for-api: the conversation used this tool, and its "
+    "definition was not recorded.";
+
 class RequestWriter final : public MessageSink {
  public:
   RequestWriter(Output& out, LossReport& loss, std::shared_ptr<const RequestOptions> options)
@@ -1005,11 +1011,29 @@ class RequestWriter final : public MessageSink {
   void end_input() override { write_body(); }
 
  private:
+  // The request body the conversation was read from, when it was one.
+  const JsonValue* input_request() const {
+    for (const Message& m : m_held) {
+      if (m.origin == Format::anthropic && m.source) {
+        const JsonValue& doc = m.source->doc;
+        const JsonValue* messages = find_member(doc, "messages");
+        if (messages != nullptr && messages->IsArray()) {
+          return &doc;
+        }
+      }
+    }
+    return nullptr;
+  }
+
   void write_body() {
     if (m_held.empty()) {
       return;
     }
+    const JsonValue* input = input_request();
     std::string model = m_options->model;
+    if (model.empty() && input != nullptr) {
+      model = std::string(string_member(*input, "model").value_or(""));
+    }
     for (auto it = m_held.rbegin(); model.empty() && it != m_held.rend(); ++it) {
       if (it->role == Role::assistant && it->envelope.model != "<synthetic>") {
         model = it->envelope.model;
@@ -1021,20 +1045,38 @@ class RequestWriter final : public MessageSink {
                   "--model",
                   ExitCode::usage);
     }
+    std::int64_t max_tokens = k_default_max_tokens;
+    const JsonValue* recorded = input != nullptr ? find_member(*input, "max_tokens") : nullptr;
+    if (m_options->max_tokens) {
+      max_tokens = *m_options->max_tokens;
+    } else if (recorded != nullptr && recorded->IsInt64()) {
+      max_tokens = recorded->GetInt64();
+    }
     // Leading system messages are the request's system prompt (step 5 made them one).
     std::size_t first = 0;
     const Message* system = nullptr;
-    if (!m_held.empty() && m_held.front().role == Role::system) {
+    if (m_held.front().role == Role::system) {
       system = &m_held.front();
       first = 1;
     }
+    // Tool calls in the history need their tools defined. A session log does not
+    // record the definitions: each tool it used is declared with any input.
+    std::vector<std::string> tools_used;
+    for (const Message& m : m_held) {
+      for (const Block* use : m.tool_uses()) {
+        if (std::find(tools_used.begin(), tools_used.end(), use->name) == tools_used.end()) {
+          tools_used.push_back(use->name);
+        }
+      }
+    }
+
     rapidjson::StringBuffer buffer;
     JsonWriter w(buffer);
     w.StartObject();
     w.Key("model");
     w.String(model.data(), static_cast<rapidjson::SizeType>(model.size()));
     w.Key("max_tokens");
-    w.Int64(m_options->max_tokens);
+    w.Int64(max_tokens);
     DropFn drop = [&](std::string_view what) {
       m_loss.drop(Format::anthropic, what, m_held.front().where);
     };
@@ -1047,6 +1089,37 @@ class RequestWriter final : public MessageSink {
     } else if (system != nullptr) {
       w.Key("system");
       write_anthropic_content(w, system->content, uses_anthropic_blocks(system->origin), drop);
+    }
+    // The rest of a request body read as input comes along: tools, thinking, ...
+    bool has_tools = false;
+    if (input != nullptr) {
+      for (const auto& member : input->GetObject()) {
+        std::string_view key = view_of(member.name);
+        if (key == "model" || key == "max_tokens" || key == "system" || key == "messages") {
+          continue;
+        }
+        has_tools = has_tools || key == "tools";
+        w.Key(member.name.GetString(), member.name.GetStringLength());
+        member.value.Accept(w);
+      }
+    }
+    if (!has_tools && !tools_used.empty()) {
+      w.Key("tools");
+      w.StartArray();
+      for (const std::string& name : tools_used) {
+        w.StartObject();
+        w.Key("name");
+        w.String(name.data(), static_cast<rapidjson::SizeType>(name.size()));
+        w.Key("description");
+        w.String(k_declared_tool);
+        w.Key("input_schema");
+        w.StartObject();
+        w.Key("type");
+        w.String("object");
+        w.EndObject();
+        w.EndObject();
+      }
+      w.EndArray();
     }
     w.Key("messages");
     w.StartArray();

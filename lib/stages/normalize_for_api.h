@@ -94,8 +94,8 @@ inline constexpr std::string_view k_missing_result = "[tool result missing from 
 
 // What `--request` puts around the messages.
 struct RequestOptions {
-  std::string model;           // empty: the last model the conversation recorded
-  std::int64_t max_tokens = 4096;
+  std::string model;  // empty: the input request's, or the last the conversation recorded
+  std::optional<std::int64_t> max_tokens;  // nullopt: the input request's, else 4096
   std::optional<std::string> system;  // replaces the conversation's leading system messages
 };
 
@@ -103,7 +103,9 @@ struct RequestOptions {
 std::string system_prompt_argument(const std::string& argument);
 
 // A sink that writes one complete Messages API request body per conversation, on one
-// line: model, max_tokens, system (when there is one) and messages. Throws
+// line: model, max_tokens, system (when there is one), the other members of a
+// request body read as input (tools, thinking, ...), tools declared for the tool
+// calls of a history that came with no definitions, and messages. Throws
 // convo::Error (ExitCode::usage) for a conversation with no model and no
 // `options.model`.
 SinkFactory request_sink(RequestOptions options);
