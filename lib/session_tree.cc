@@ -40,6 +40,16 @@ SessionTree::SessionTree(const std::vector<Message>& records)
   if (m_index.empty()) {
     return;
   }
+  m_response_start = response_starts(records);
+  m_next_piece.assign(records.size(), k_none);
+  std::vector<std::size_t> last_piece(records.size(), k_none);  // response start -> last so far
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    std::size_t start = m_response_start[i];
+    if (start != i) {
+      m_next_piece[last_piece[start] == k_none ? start : last_piece[start]] = i;
+    }
+    last_piece[start] = i;
+  }
   // Children are linked last to first, so that each list ends up in file order.
   for (std::size_t i = records.size(); i-- > 0;) {
     const Envelope& e = records[i].envelope;
@@ -71,7 +81,7 @@ std::vector<std::size_t> SessionTree::main_thread() const {
   for (std::size_t i = m_records.size(); i-- > 0;) {
     const Envelope& e = m_records[i].envelope;
     if (!e.uuid.empty() && e.is_sidechain == m_all_sidechain) {
-      return thread_from(i, ResponsePieces(m_records));
+      return thread_from(i);
     }
   }
   return {};
@@ -104,16 +114,14 @@ std::vector<std::vector<std::size_t>> SessionTree::sidechain_threads() const {
       last_of[root_of[i]] = i;
     }
   }
-  ResponsePieces pieces(m_records);
   std::vector<std::vector<std::size_t>> threads;
   for (std::size_t root : roots) {
-    threads.push_back(thread_from(last_of[root], pieces));
+    threads.push_back(thread_from(last_of[root]));
   }
   return threads;
 }
 
-std::vector<std::size_t> SessionTree::thread_from(std::size_t leaf,
-                                                  const ResponsePieces& pieces) const {
+std::vector<std::size_t> SessionTree::thread_from(std::size_t leaf) const {
   std::vector<std::size_t> chain;
   std::vector<bool> taken(m_records.size(), false);
   std::size_t current = leaf;
@@ -138,13 +146,14 @@ std::vector<std::size_t> SessionTree::thread_from(std::size_t leaf,
   std::vector<std::size_t> responses;      // first pieces, in order of that position
   for (std::size_t position = 0; position < chain.size(); ++position) {
     std::size_t record = chain[position];
-    if (!pieces.is_piece(record) || m_records[record].envelope.message_id.empty()) {
+    const Message& m = m_records[record];
+    if (!m.is_turn() || m.role != Role::assistant || m.envelope.message_id.empty()) {
       continue;
     }
     if (last_on_chain.empty()) {
       last_on_chain.assign(m_records.size(), k_none);
     }
-    std::size_t first = pieces.first(record);
+    std::size_t first = m_response_start[record];
     if (last_on_chain[first] == k_none) {
       responses.push_back(first);
     }
@@ -163,7 +172,7 @@ std::vector<std::size_t> SessionTree::thread_from(std::size_t leaf,
     std::vector<std::size_t> skipped;
     std::vector<std::size_t> followers;
     pending.clear();
-    for (std::size_t piece = first; piece != ResponsePieces::k_none; piece = pieces.next(piece)) {
+    for (std::size_t piece = first; piece != k_none; piece = m_next_piece[piece]) {
       if (!taken[piece]) {
         taken[piece] = true;
         skipped.push_back(piece);

@@ -48,7 +48,7 @@ class SessionTree {
  private:
   static constexpr std::size_t k_none = static_cast<std::size_t>(-1);
 
-  std::vector<std::size_t> thread_from(std::size_t leaf, const ResponsePieces& pieces) const;
+  std::vector<std::size_t> thread_from(std::size_t leaf) const;
 
   const std::vector<Message>& m_records;
   std::unordered_map<std::string_view, std::size_t> m_index;  // uuid -> record
@@ -56,6 +56,10 @@ class SessionTree {
   std::vector<std::size_t> m_parent;
   std::vector<std::size_t> m_first_child;
   std::vector<std::size_t> m_next_sibling;
+  // The records of one API response (Claude Code writes a record per content
+  // block): each record's first record of its response, and the next one.
+  std::vector<std::size_t> m_response_start;
+  std::vector<std::size_t> m_next_piece;
   std::vector<std::pair<std::size_t, std::size_t>> m_duplicates;
   bool m_all_sidechain = true;  // no record with a uuid is on the main side
 };

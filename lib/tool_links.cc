@@ -1,93 +1,155 @@
 #include "tool_links.h"
 
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
 namespace convo {
+
+namespace {
+
+struct Call {
+  std::size_t message = 0;
+  bool answered = false;
+};
+
+}  // namespace
+
+ToolLinks link_tools(std::span<const Message> conversation) {
+  ToolLinks out;
+  std::vector<Call> calls;  // every call, in order
+  std::unordered_map<std::string_view, std::size_t> latest;  // id -> its latest call
+  for (std::size_t i = 0; i < conversation.size(); ++i) {
+    const Message& message = conversation[i];
+    if (!message.is_turn() || !message.content.is_blocks()) {
+      continue;
+    }
+    bool orphan = false;
+    // Results first: a message cannot answer a call it makes itself.
+    for (const Block& block : message.content.blocks) {
+      if (block.type != BlockType::tool_result) {
+        continue;
+      }
+      auto it = block.id.empty() ? latest.end() : latest.find(block.id);
+      if (it == latest.end()) {
+        orphan = true;
+        continue;
+      }
+      Call& call = calls[it->second];
+      call.answered = true;
+      out.links.push_back({call.message, i, it->first});
+    }
+    if (orphan) {
+      out.orphan_results.push_back(i);
+    }
+    for (const Block& block : message.content.blocks) {
+      if (block.type != BlockType::tool_use || block.id.empty()) {
+        continue;
+      }
+      latest[block.id] = calls.size();
+      calls.push_back({i, false});
+    }
+  }
+  for (const Call& call : calls) {
+    if (!call.answered &&
+        (out.unanswered_calls.empty() || out.unanswered_calls.back() != call.message)) {
+      out.unanswered_calls.push_back(call.message);
+    }
+  }
+  return out;
+}
+
+std::vector<BlockAt> duplicate_tool_uses(std::span<const Message> conversation) {
+  std::vector<BlockAt> out;
+  std::unordered_set<std::string_view> seen;
+  for (std::size_t i = 0; i < conversation.size(); ++i) {
+    const Message& message = conversation[i];
+    if (!message.is_turn() || !message.content.is_blocks()) {
+      continue;
+    }
+    for (std::size_t b = 0; b < message.content.blocks.size(); ++b) {
+      const Block& block = message.content.blocks[b];
+      if (block.type == BlockType::tool_use && !seen.insert(block.id).second) {
+        out.push_back({i, b});
+      }
+    }
+  }
+  return out;
+}
 
 bool same_response(const Message& a, const Message& b) {
   return a.is_turn() && b.is_turn() && a.role == Role::assistant && b.role == Role::assistant &&
          !a.envelope.message_id.empty() && a.envelope.message_id == b.envelope.message_id;
 }
 
-ResponsePieces::ResponsePieces(const std::vector<Message>& records)
-    : m_first(records.size(), k_none), m_next(records.size(), k_none) {
-  std::unordered_map<std::string_view, std::size_t> last;  // message id -> its last piece so far
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const Message& record = records[i];
-    if (!record.is_turn() || record.role != Role::assistant) {
-      continue;
-    }
-    m_first[i] = i;
-    const std::string& id = record.envelope.message_id;
-    if (id.empty()) {
-      continue;
-    }
-    auto [it, added] = last.emplace(id, i);
-    if (!added) {
-      m_first[i] = m_first[it->second];
-      m_next[it->second] = i;
-      it->second = i;
+std::vector<std::size_t> response_starts(std::span<const Message> conversation) {
+  std::vector<std::size_t> starts(conversation.size());
+  std::unordered_map<std::string_view, std::size_t> first;
+  for (std::size_t i = 0; i < conversation.size(); ++i) {
+    const Message& message = conversation[i];
+    starts[i] = i;
+    if (message.is_turn() && message.role == Role::assistant &&
+        !message.envelope.message_id.empty()) {
+      starts[i] = first.try_emplace(message.envelope.message_id, i).first->second;
     }
   }
+  return starts;
 }
 
-std::vector<std::vector<std::size_t>> response_groups(const std::vector<Message>& records) {
-  ResponsePieces pieces(records);
-  std::vector<std::vector<std::size_t>> groups;
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    if (pieces.is_piece(i) && pieces.first(i) == i) {
-      std::vector<std::size_t>& group = groups.emplace_back();
-      for (std::size_t piece = i; piece != ResponsePieces::k_none; piece = pieces.next(piece)) {
-        group.push_back(piece);
-      }
-    }
+std::vector<AtomicUnit> atomic_units(std::span<const Message> conversation) {
+  const std::size_t n = conversation.size();
+  std::vector<AtomicUnit> units;
+  if (n == 0) {
+    return units;
   }
-  return groups;
-}
-
-ToolLinks::ToolLinks(std::size_t count, const std::function<const Message&(std::size_t)>& at) {
-  // Calls first, so that a result written before its call (a reordered log) still
-  // finds it.
-  for (std::size_t i = 0; i < count; ++i) {
-    const Content& content = at(i).content;
-    if (!content.is_blocks()) {
-      continue;
-    }
-    for (std::size_t b = 0; b < content.blocks.size(); ++b) {
-      const Block& block = content.blocks[b];
-      if (block.type != BlockType::tool_use) {
-        continue;
-      }
-      auto [it, added] = m_links.try_emplace(block.id, ToolLink{BlockAt{i, b}, {}});
-      if (!added) {
-        m_duplicate_uses.push_back(BlockAt{i, b});
-      }
-    }
+  // reach[i]: the last record that must be in the same run as record i.
+  std::vector<std::size_t> reach(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    reach[i] = i;
   }
-  for (std::size_t i = 0; i < count; ++i) {
-    const Content& content = at(i).content;
-    if (!content.is_blocks()) {
-      continue;
-    }
-    for (std::size_t b = 0; b < content.blocks.size(); ++b) {
-      const Block& block = content.blocks[b];
-      if (block.type != BlockType::tool_result) {
-        continue;
-      }
-      auto it = m_links.find(block.id);
-      if (it == m_links.end()) {
-        m_orphan_results.push_back(BlockAt{i, b});
-      } else {
-        it->second.results.push_back(BlockAt{i, b});
-      }
-    }
+  for (const ToolLink& link : link_tools(conversation).links) {
+    reach[link.call] = std::max(reach[link.call], link.result);
   }
-}
+  std::vector<std::size_t> starts = response_starts(conversation);
+  for (std::size_t i = 0; i < n; ++i) {
+    reach[starts[i]] = std::max(reach[starts[i]], i);
+  }
 
-ToolLinks::ToolLinks(const std::vector<Message>& messages)
-    : ToolLinks(messages.size(), [&](std::size_t i) -> const Message& { return messages[i]; }) {}
-
-const ToolLink* ToolLinks::find(std::string_view id) const {
-  auto it = m_links.find(id);
-  return it == m_links.end() ? nullptr : &it->second;
+  // Sweep: a run ends where nothing before it reaches further. Runs without a
+  // turn (bookkeeping records) join the run before them, or the next one at the
+  // start of the input.
+  std::size_t i = 0;
+  while (i < n) {
+    std::size_t start = i;
+    std::size_t end = reach[i];
+    AtomicUnit unit;
+    for (; i <= end; ++i) {
+      end = std::max(end, reach[i]);
+      if (conversation[i].is_turn()) {
+        if (unit.turns == 0) {
+          unit.first_turn = i;
+        }
+        unit.last_turn = i;
+        ++unit.turns;
+      }
+    }
+    if (unit.turns == 0) {
+      if (!units.empty()) {
+        units.back().end = i;
+      }
+      continue;  // leading riders wait for the first turn
+    }
+    unit.begin = units.empty() ? 0 : start;
+    unit.end = i;
+    units.push_back(unit);
+  }
+  if (units.empty()) {
+    // No turn at all: everything is one run.
+    AtomicUnit all;
+    all.end = n;
+    units.push_back(all);
+  }
+  return units;
 }
 
 }  // namespace convo

@@ -1,49 +1,39 @@
-// Which records of a transcript belong together: the pieces of one API response
-// (Claude Code writes each content block of a response as its own assistant record,
-// all sharing `message.id`, possibly interleaved with tool results and progress
-// records), and each tool_use with the tool_result blocks that answer it. Stages
-// that must keep such records together (normalize-for-api, check, trim) ask here.
+// Which records of a conversation belong together: each tool call with the
+// results that answer it, the records of one API response (Claude Code writes each
+// content block of a response as its own assistant record, all sharing
+// `message.id`), and the bookkeeping records that ride along with the turns. Stages
+// that must not break a conversation apart (trim, normalize-for-api) cut only
+// between the atomic units computed here.
 #pragma once
 
 #include <cstddef>
-#include <functional>
-#include <string>
+#include <span>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "message.h"
 
 namespace convo {
 
-// True when `a` and `b` are pieces of one API response: both assistant turns with
-// the same, non-empty API message id (`message.id` in Claude Code records).
-bool same_response(const Message& a, const Message& b);
-
-// The pieces of each API response among `records`, linked in file order. Assistant
-// turns without a message id are responses of their own; records that are not
-// assistant turns belong to no response.
-class ResponsePieces {
- public:
-  static constexpr std::size_t k_none = static_cast<std::size_t>(-1);
-
-  explicit ResponsePieces(const std::vector<Message>& records);
-
-  // True when record `i` is a piece of a response.
-  bool is_piece(std::size_t i) const { return m_first[i] != k_none; }
-  // The first piece of record `i`'s response; k_none when `i` is no piece.
-  std::size_t first(std::size_t i) const { return m_first[i]; }
-  // The piece after `i` in its response; k_none after the last.
-  std::size_t next(std::size_t i) const { return m_next[i]; }
-
- private:
-  std::vector<std::size_t> m_first;
-  std::vector<std::size_t> m_next;
+// A tool call and one result answering it, as message indexes within a conversation.
+struct ToolLink {
+  std::size_t call = 0;    // the message holding the tool_use block
+  std::size_t result = 0;  // the message holding the tool_result block (after `call`)
+  std::string_view id;     // the tool_use id; points into the conversation's messages
 };
 
-// The pieces of each API response among `records`, as lists of indexes in file
-// order, one list per response in order of its first piece (see ResponsePieces).
-std::vector<std::vector<std::size_t>> response_groups(const std::vector<Message>& records);
+// The tool call structure of a conversation.
+struct ToolLinks {
+  std::vector<ToolLink> links;                 // in the order the results appear
+  std::vector<std::size_t> orphan_results;     // messages with a result whose call is not before it
+  std::vector<std::size_t> unanswered_calls;   // messages with a call that no result answers
+};
+
+// Links every tool_result block (in a user or tool turn) to the latest tool_use block
+// before it with the same id. Ids may be reused: a result answers the most recent
+// call of that id. Records that are not turns are ignored. Linear in the input.
+// This is the one rule for which call a result answers; every stage uses it.
+ToolLinks link_tools(std::span<const Message> conversation);
 
 // Where a block is: the index of its message and its index in that message's blocks.
 struct BlockAt {
@@ -51,32 +41,36 @@ struct BlockAt {
   std::size_t block = 0;
 };
 
-// A tool call and the results that answer it.
-struct ToolLink {
-  BlockAt use;                  // the tool_use block
-  std::vector<BlockAt> results;  // every tool_result block naming it, in order
+// The tool_use blocks whose id an earlier tool_use block already has, in order (the
+// Anthropic API rejects a repeated id; a response written twice repeats them).
+std::vector<BlockAt> duplicate_tool_uses(std::span<const Message> conversation);
+
+// True when `a` and `b` are records of one API response: assistant turns with the
+// same, non-empty `envelope.message_id`.
+bool same_response(const Message& a, const Message& b);
+
+// For each message, the index of the first record of the API response it is part of:
+// assistant turns that share a non-empty `envelope.message_id` are one response. Any
+// other message is a response of its own (its own index).
+std::vector<std::size_t> response_starts(std::span<const Message> conversation);
+
+// A contiguous run of records that must be kept or dropped whole: [begin, end).
+struct AtomicUnit {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  std::size_t first_turn = 0;  // the first and last conversation turn in it
+  std::size_t last_turn = 0;
+  std::size_t turns = 0;       // how many turns it holds (0 only when the input has none)
 };
 
-// The tool_use blocks of a sequence of messages and the tool_result blocks that
-// answer them, matched by id. Indexes and ids refer to the sequence the links were
-// made from, which must not change while the links are in use.
-class ToolLinks {
- public:
-  // Links the tool blocks of `count` messages, message `i` being `at(i)`.
-  ToolLinks(std::size_t count, const std::function<const Message&(std::size_t)>& at);
-  explicit ToolLinks(const std::vector<Message>& messages);
-
-  // The call with id `id` (its first tool_use when the id is used twice), or null.
-  const ToolLink* find(std::string_view id) const;
-  // tool_use blocks whose id an earlier tool_use already has.
-  const std::vector<BlockAt>& duplicate_uses() const { return m_duplicate_uses; }
-  // tool_result blocks that name no tool_use at all.
-  const std::vector<BlockAt>& orphan_results() const { return m_orphan_results; }
-
- private:
-  std::unordered_map<std::string_view, ToolLink> m_links;
-  std::vector<BlockAt> m_duplicate_uses;
-  std::vector<BlockAt> m_orphan_results;
-};
+// Splits `conversation` into the smallest contiguous runs such that
+//   - a tool call and every result linked to it (`link_tools`) are in one run,
+//   - all records of one API response (`response_starts`) are in one run, and
+//   - a record that is not a turn (progress, attachment, system event, summary,
+//     bookkeeping, unknown or kept bad lines) is in the run of the turn before it,
+//     or of the first turn when no turn comes before it.
+// The runs cover the input in order. A conversation without turns is one run.
+// Linear in the input.
+std::vector<AtomicUnit> atomic_units(std::span<const Message> conversation);
 
 }  // namespace convo

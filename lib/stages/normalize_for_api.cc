@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "formats/anthropic_blocks.h"
 #include "io/input.h"
@@ -665,11 +666,7 @@ Message empty_user_message(const Message& after) {
 
 // Each tool_use id once: the API rejects a repeated one (a response written twice).
 void dedupe_tool_uses(std::vector<Message>& messages) {
-  ToolLinks links(messages);
-  if (links.duplicate_uses().empty()) {
-    return;
-  }
-  std::vector<BlockAt> duplicates = links.duplicate_uses();
+  std::vector<BlockAt> duplicates = duplicate_tool_uses(messages);
   // Last first, so that the indexes of the ones before stay right.
   for (auto it = duplicates.rbegin(); it != duplicates.rend(); ++it) {
     auto& blocks = messages[it->message].content.blocks;
@@ -677,6 +674,8 @@ void dedupe_tool_uses(std::vector<Message>& messages) {
     messages[it->message].touch();
   }
 }
+
+constexpr std::size_t k_no_message = static_cast<std::size_t>(-1);
 
 // Step 6: every tool_use is answered in the next message, which is a user message;
 // every tool_result answers a tool_use of the message before it; results come first.
@@ -690,26 +689,37 @@ void pair_tools(std::vector<Message>& messages) {
     }
   }
   // A call with no answer in the next message gets the transcript's result from
-  // wherever it is, or else an error result.
-  ToolLinks links(messages);
+  // later on (link_tools: a result answers the latest call of its id before it), or
+  // else an error result. Ids are unique here (dedupe_tool_uses).
+  struct Answer {
+    bool next = false;                    // in the message right after the call
+    std::size_t later = k_no_message;  // else the first message after that with one
+  };
+  std::unordered_map<std::string_view, Answer> answer_of;
+  for (const ToolLink& link : link_tools(messages).links) {
+    Answer& answer = answer_of[link.id];
+    if (link.result == link.call + 1) {
+      answer.next = true;
+    } else if (answer.later == k_no_message) {
+      answer.later = link.result;
+    }
+  }
   std::vector<std::pair<std::size_t, Block>> answers;  // (message, block to add)
   for (std::size_t i = 0; i < messages.size(); ++i) {
     if (messages[i].role != Role::assistant) {
       continue;
     }
     for (const Block* use : messages[i].tool_uses()) {
-      const ToolLink* link = links.find(use->id);
-      if (link == nullptr) {
+      auto found = answer_of.find(use->id);
+      if (found != answer_of.end() && found->second.next) {
         continue;
       }
-      auto here = std::find_if(link->results.begin(), link->results.end(),
-                               [&](const BlockAt& at) { return at.message == i + 1; });
-      if (here != link->results.end()) {
-        continue;
-      }
-      if (!link->results.empty()) {
-        const BlockAt& at = link->results.front();
-        answers.emplace_back(i + 1, messages[at.message].content.blocks[at.block]);
+      if (found != answer_of.end() && found->second.later != k_no_message) {
+        const auto& blocks = messages[found->second.later].content.blocks;
+        auto result = std::find_if(blocks.begin(), blocks.end(), [&](const Block& b) {
+          return b.type == BlockType::tool_result && b.id == use->id;
+        });
+        answers.emplace_back(i + 1, *result);
       } else {
         Content text;
         text.form = Content::Form::string;
