@@ -152,23 +152,14 @@ class Checker {
   // Which block types a role can hold, by target.
   std::string_view not_allowed(const Message& m, const Block& b) const {
     if (anthropic()) {
-      switch (b.type) {
-        case BlockType::tool_use:
-        case BlockType::server_tool_use:
-        case BlockType::server_tool_result:
-        case BlockType::thinking:
-        case BlockType::redacted_thinking:
+      switch (anthropic_block_holder(b.type)) {
+        case BlockHolder::assistant:
           return m.role == Role::assistant ? "" : "the assistant's";
-        case BlockType::tool_result:
-        case BlockType::image:
-        case BlockType::document:
+        case BlockHolder::user:
           return m.role == Role::user ? "" : "a user message's";
-        case BlockType::audio:
-        case BlockType::video:
-        case BlockType::file:
+        case BlockHolder::none:
           return "no message's (not a Messages API block)";
-        case BlockType::text:
-        case BlockType::unknown:
+        case BlockHolder::any:
           return "";
       }
       return "";
@@ -497,27 +488,15 @@ std::vector<Problem> check_conversation(std::vector<Message> records, const Chec
   return check.finish();
 }
 
-namespace {
-
-class CheckStage final : public StreamStage {
- public:
-  explicit CheckStage(GroupBy group_by)
-      : m_inner([](std::vector<Message> conversation) { return conversation; }, group_by) {}
-
-  void push(Message&& message, MessageSink& next) override {
-    slim_for_api(message);
-    m_inner.push(std::move(message), next);
-  }
-  void finish(MessageSink& next) override { m_inner.finish(next); }
-
- private:
-  ConversationStage m_inner;
-};
-
-}  // namespace
-
 std::unique_ptr<StreamStage> make_check_stage(GroupBy group_by) {
-  return std::make_unique<CheckStage>(group_by);
+  // The sink does the checking: it needs each conversation whole, as it was read.
+  return make_api_view_stage(
+      [](std::vector<Message> conversation) {
+        std::vector<std::vector<Message>> out;
+        out.push_back(std::move(conversation));
+        return out;
+      },
+      group_by);
 }
 
 namespace {

@@ -247,6 +247,33 @@ std::string attachment_text(const JsonValue& a) {
   return "";
 }
 
+}  // namespace
+
+BlockHolder anthropic_block_holder(BlockType type) {
+  switch (type) {
+    case BlockType::tool_use:
+    case BlockType::server_tool_use:
+    case BlockType::server_tool_result:
+    case BlockType::thinking:
+    case BlockType::redacted_thinking:
+      return BlockHolder::assistant;
+    case BlockType::tool_result:
+    case BlockType::image:
+    case BlockType::document:
+      return BlockHolder::user;
+    case BlockType::audio:
+    case BlockType::video:
+    case BlockType::file:
+      return BlockHolder::none;
+    case BlockType::text:
+    case BlockType::unknown:
+      return BlockHolder::any;
+  }
+  return BlockHolder::any;
+}
+
+namespace {
+
 // --- The view (steps 1-5) ---
 
 BlockOrigin origin_of(const Message& record, std::size_t index = BlockOrigin::k_whole) {
@@ -498,26 +525,15 @@ void drop_foreign_roles(std::vector<Message>& messages, const NormalizeOptions& 
   });
 }
 
-// Blocks a role cannot hold: tool calls and thinking in user or system messages,
-// tool results in assistant or system messages.
+// Blocks a role cannot hold (anthropic_block_holder). Blocks that are not
+// Anthropic's are left to the encoder, which converts (a PDF file part becomes a
+// document) or drops and counts them.
 void drop_misplaced_blocks(std::vector<Message>& messages, const NormalizeOptions& options) {
   for (Message& m : messages) {
     erase_blocks(m, [&](const Block& b) {
-      bool misplaced = false;
-      switch (b.type) {
-        case BlockType::tool_use:
-        case BlockType::server_tool_use:
-        case BlockType::server_tool_result:
-        case BlockType::thinking:
-        case BlockType::redacted_thinking:
-          misplaced = m.role != Role::assistant;
-          break;
-        case BlockType::tool_result:
-          misplaced = m.role != Role::user;
-          break;
-        default:
-          break;
-      }
+      BlockHolder holder = anthropic_block_holder(b.type);
+      bool misplaced = (holder == BlockHolder::user && m.role != Role::user) ||
+                       (holder == BlockHolder::assistant && m.role != Role::assistant);
       if (misplaced) {
         warn(options, m.where,
              fmt::format("dropped a {} block from a {} message: the API does not take it there",
@@ -959,14 +975,10 @@ void slim_for_api(Message& record) {
 
 namespace {
 
-class NormalizeStage final : public StreamStage {
+class ApiViewStage final : public StreamStage {
  public:
-  NormalizeStage(NormalizeOptions options, GroupBy group_by)
-      : m_inner(ConversationStage::SplitFunction(
-                    [options](std::vector<Message> records) {
-                      return normalize_for_api(std::move(records), options);
-                    }),
-                group_by) {}
+  ApiViewStage(ConversationStage::SplitFunction function, GroupBy group_by)
+      : m_inner(std::move(function), group_by) {}
 
   void push(Message&& message, MessageSink& next) override {
     slim_for_api(message);
@@ -980,8 +992,17 @@ class NormalizeStage final : public StreamStage {
 
 }  // namespace
 
+std::unique_ptr<StreamStage> make_api_view_stage(ConversationStage::SplitFunction function,
+                                                 GroupBy group_by) {
+  return std::make_unique<ApiViewStage>(std::move(function), group_by);
+}
+
 std::unique_ptr<StreamStage> make_normalize_stage(NormalizeOptions options, GroupBy group_by) {
-  return std::make_unique<NormalizeStage>(std::move(options), group_by);
+  return make_api_view_stage(
+      [options = std::move(options)](std::vector<Message> records) {
+        return normalize_for_api(std::move(records), options);
+      },
+      group_by);
 }
 
 // --- --request ---

@@ -83,9 +83,23 @@ std::vector<std::vector<Message>> normalize_for_api(std::vector<Message> records
 // arrive, so that a conversation held whole stays small.
 void slim_for_api(Message& record);
 
-// The normalize-for-api stage: records grouped into conversations by `group_by`,
-// slimmed as they arrive, each conversation normalized.
+// A whole-conversation stage for work on the API view: records slimmed as they
+// arrive (slim_for_api), grouped into conversations by `group_by`, each given to
+// `function`.
+std::unique_ptr<StreamStage> make_api_view_stage(ConversationStage::SplitFunction function,
+                                                 GroupBy group_by);
+
+// The normalize-for-api stage: `make_api_view_stage` running `normalize_for_api`.
 std::unique_ptr<StreamStage> make_normalize_stage(NormalizeOptions options, GroupBy group_by);
+
+// Which messages may hold a block of some type in the Messages API.
+enum class BlockHolder : std::uint8_t {
+  any,        // text, and blocks convo does not model (kept for newer API features)
+  user,       // tool_result, image, document
+  assistant,  // tool_use, thinking, redacted_thinking, server tool blocks
+  none,       // not an Anthropic block: audio, video, OpenAI file parts
+};
+BlockHolder anthropic_block_holder(BlockType type);
 
 // The text put in place of content the API would reject as empty.
 inline constexpr std::string_view k_no_content = "[no content]";
