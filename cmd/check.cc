@@ -16,7 +16,8 @@ struct CheckArgs {
   std::string format = "text";
 };
 
-constexpr const char* k_help = R"(Check conversations against an API's rules and the files' own integrity.
+constexpr const char* k_help =
+    R"(Check conversations against an API's rules and the files' own integrity.
 
 Examples:
   convo check session.jsonl
@@ -34,8 +35,7 @@ joined, nothing repaired. See convo-check(1) for every rule.)";
 
 void add_check(CLI::App& app, Runner& run) {
   auto args = std::make_shared<CheckArgs>();
-  CLI::App* sub =
-      app.add_subcommand("check", "Check conversations against an API's rules, for CI");
+  CLI::App* sub = app.add_subcommand("check", "Check conversations against an API's rules, for CI");
   sub->description(k_help);
   sub->add_option("--for", args->target, "Whose rules: anthropic or openai")
       ->capture_default_str()
@@ -62,8 +62,7 @@ void add_check(CLI::App& app, Runner& run) {
         // The report says all there is to say about bad records.
         NullDiagnostics quiet;
         run_stream(
-            stream,
-            [grouping] { return make_check_stage(grouping); },
+            stream, [grouping] { return make_check_stage(grouping); },
             check_sink(options, format, problems), out, quiet);
         return static_cast<int>(*problems > 0 ? ExitCode::problems : ExitCode::ok);
       });

@@ -25,7 +25,8 @@ struct NormalizeArgs {
   bool sidechains = false;
 };
 
-constexpr const char* k_help = R"(Turn a transcript into Anthropic Messages API messages that the API accepts.
+constexpr const char* k_help =
+    R"(Turn a transcript into Anthropic Messages API messages that the API accepts.
 
 Examples:
   convo normalize-for-api session.jsonl
@@ -45,8 +46,8 @@ convo-normalize-for-api(1) for every rule.)";
 
 void add_normalize_for_api(CLI::App& app, Runner& run) {
   auto args = std::make_shared<NormalizeArgs>();
-  CLI::App* sub = app.add_subcommand(
-      "normalize-for-api", "Turn a transcript into messages the Anthropic API accepts");
+  CLI::App* sub = app.add_subcommand("normalize-for-api",
+                                     "Turn a transcript into messages the Anthropic API accepts");
   sub->description(k_help);
   sub->add_flag("--request", args->request,
                 "Write one complete request body per conversation (model, max_tokens, "
@@ -105,8 +106,8 @@ void add_normalize_for_api(CLI::App& app, Runner& run) {
         sink = request_sink(std::move(request));
       }
       return run_stream_command(
-          args->input, output, [options, grouping] { return make_normalize_stage(options, grouping); },
-          sink);
+          args->input, output,
+          [options, grouping] { return make_normalize_stage(options, grouping); }, sink);
     };
   });
 }

@@ -13,7 +13,8 @@ struct SplitBlocksArgs {
   OutputArgs output;
 };
 
-constexpr const char* k_help = R"(Split every message into one record per content block, as Claude Code's UI does.
+constexpr const char* k_help =
+    R"(Split every message into one record per content block, as Claude Code's UI does.
 
 Examples:
   convo split-blocks session.jsonl
@@ -29,8 +30,8 @@ the new ids. See convo-split-blocks(1).)";
 
 void add_split_blocks(CLI::App& app, Runner& run) {
   auto args = std::make_shared<SplitBlocksArgs>();
-  CLI::App* sub = app.add_subcommand("split-blocks",
-                                     "Split messages into one record per content block");
+  CLI::App* sub =
+      app.add_subcommand("split-blocks", "Split messages into one record per content block");
   sub->description(k_help);
   add_output_flags(*sub, args->output);
   add_input_flags(*sub, args->input);

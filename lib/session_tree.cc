@@ -162,9 +162,8 @@ std::vector<std::size_t> SessionTree::thread_from(std::size_t leaf) const {
   if (responses.empty()) {
     return chain;
   }
-  std::sort(responses.begin(), responses.end(), [&](std::size_t a, std::size_t b) {
-    return last_on_chain[a] < last_on_chain[b];
-  });
+  std::sort(responses.begin(), responses.end(),
+            [&](std::size_t a, std::size_t b) { return last_on_chain[a] < last_on_chain[b]; });
 
   std::vector<std::pair<std::size_t, std::vector<std::size_t>>> after;  // position -> records
   std::vector<std::size_t> pending;

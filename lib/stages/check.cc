@@ -34,8 +34,7 @@ constexpr CheckRule k_rules[] = {
     {"duplicate-tool-use-id", "two tool calls with one id"},
     {"duplicate-tool-result", "two results for one tool call"},
     {"error-result-not-text", "an error tool result holding more than text", true, false},
-    {"final-assistant-whitespace", "the final assistant message ends in whitespace", true,
-     false},
+    {"final-assistant-whitespace", "the final assistant message ends in whitespace", true, false},
     {"too-many-cache-breakpoints", "more than 4 blocks marked with cache_control", true, false},
 };
 
@@ -87,7 +86,8 @@ Location locate(const BlockOrigin& origin) {
 
 class Checker {
  public:
-  Checker(const CheckOptions& options, std::vector<Problem>& out) : m_options(options), m_out(out) {}
+  Checker(const CheckOptions& options, std::vector<Problem>& out)
+      : m_options(options), m_out(out) {}
 
   void conversation(const ApiConversation& view) {
     m_cache_breakpoints = 0;
@@ -189,8 +189,8 @@ class Checker {
     std::string role = role_text(m);
     bool empty = c.is_string() ? c.text.empty() : !c.is_blocks() || c.blocks.empty();
     if (empty) {
-      bool allowed = anthropic() ? final_assistant
-                                 : (m.role != Role::assistant || m.has_tool_uses());
+      bool allowed =
+          anthropic() ? final_assistant : (m.role != Role::assistant || m.has_tool_uses());
       if (!allowed) {
         add(api.origin, "empty-content", fmt::format("{} message has no content", role));
       }
@@ -209,8 +209,8 @@ class Checker {
       const Block& b = c.blocks[k];
       const BlockOrigin& where = origin_of(api, k);
       if (std::string_view holder = not_allowed(m, b); !holder.empty()) {
-        std::string_view type = b.type_name.empty() ? block_type_name(b.type)
-                                                    : std::string_view(b.type_name);
+        std::string_view type =
+            b.type_name.empty() ? block_type_name(b.type) : std::string_view(b.type_name);
         add(where, "block-not-allowed",
             fmt::format("{} block in a {} message: only {} content may hold one", type, role,
                         holder));
@@ -273,8 +273,9 @@ class Checker {
         add(where, "error-result-not-text",
             fmt::format("error tool_result for {} holds a {} block; an error result may hold "
                         "only text",
-                        b.id, inner.type_name.empty() ? block_type_name(inner.type)
-                                                      : std::string_view(inner.type_name)));
+                        b.id,
+                        inner.type_name.empty() ? block_type_name(inner.type)
+                                                : std::string_view(inner.type_name)));
       }
       if (!inner.cache_control.empty()) {
         cache_breakpoint(where);
@@ -361,11 +362,10 @@ class Checker {
       }
       if (answered.count(b.id) == 0) {
         add(where, "tool-result-missing",
-            anthropic()
-                ? fmt::format("tool_use {} ({}) has no tool_result in the next message", b.id,
-                              b.name)
-                : fmt::format("tool call {} ({}) has no tool message right after it", b.id,
-                              b.name));
+            anthropic() ? fmt::format("tool_use {} ({}) has no tool_result in the next message",
+                                      b.id, b.name)
+                        : fmt::format("tool call {} ({}) has no tool message right after it", b.id,
+                                      b.name));
       }
     }
   }
@@ -397,8 +397,7 @@ class Checker {
                               "message before it",
                               b.id));
       } else if (!seen.insert(b.id).second) {
-        add(origin_of(m, k), "duplicate-tool-result",
-            fmt::format("second result for {}", b.id));
+        add(origin_of(m, k), "duplicate-tool-result", fmt::format("second result for {}", b.id));
       }
     }
   }
@@ -431,7 +430,9 @@ class Checker {
 
 }  // namespace
 
-std::span<const CheckRule> check_rules() { return k_rules; }
+std::span<const CheckRule> check_rules() {
+  return k_rules;
+}
 
 void InputCheck::conversation(std::vector<Message> records) {
   // The file's integrity, across conversations: a resumed session's first record
@@ -447,9 +448,9 @@ void InputCheck::conversation(std::vector<Message> records) {
     if (!e.uuid.empty()) {
       auto [it, added] = m_uuids.emplace(e.uuid, record.where.line);
       if (!added) {
-        m_problems.push_back(Problem{
-            record.where, "duplicate-uuid",
-            fmt::format("uuid {} is used again (first at line {})", e.uuid, it->second)});
+        m_problems.push_back(
+            Problem{record.where, "duplicate-uuid",
+                    fmt::format("uuid {} is used again (first at line {})", e.uuid, it->second)});
       }
     }
     if (!e.parent_uuid.empty()) {
@@ -468,9 +469,9 @@ void InputCheck::conversation(std::vector<Message> records) {
 std::vector<Problem> InputCheck::finish() {
   for (const Link& link : m_links) {
     if (m_uuids.count(link.parent) == 0) {
-      m_problems.push_back(Problem{
-          link.where, "dangling-parent",
-          fmt::format("parentUuid {} names no record of this file", link.parent)});
+      m_problems.push_back(
+          Problem{link.where, "dangling-parent",
+                  fmt::format("parentUuid {} names no record of this file", link.parent)});
     }
   }
   m_links.clear();

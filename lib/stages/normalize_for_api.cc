@@ -156,9 +156,9 @@ std::string attachment_text(const JsonValue& a) {
       return "";  // images, PDFs and notebooks went to the model as tool results
     }
     const JsonValue* file = find_member(*content, "file");
-    return file == nullptr ? ""
-                           : fmt::format("Contents of {}:\n\n{}", str(a, "filename"),
-                                         str(*file, "content"));
+    return file == nullptr
+               ? ""
+               : fmt::format("Contents of {}:\n\n{}", str(a, "filename"), str(*file, "content"));
   }
   if (type == "nested_memory") {
     const JsonValue* content = find_member(a, "content");
@@ -229,8 +229,7 @@ std::string attachment_text(const JsonValue& a) {
   }
   if (type == "queued_command") {
     std::string prompt = text_of_prompt(find_member(a, "prompt"));
-    return prompt.empty() ? ""
-                          : "The user sent a new message while you were working:\n" + prompt;
+    return prompt.empty() ? "" : "The user sent a new message while you were working:\n" + prompt;
   }
   if (type == "todo_reminder" || type == "task_reminder") {
     std::string items = item_list(find_member(a, "content"), type == "task_reminder");
@@ -708,7 +707,7 @@ void pair_tools(std::vector<Message>& messages) {
   // later on (link_tools: a result answers the latest call of its id before it), or
   // else an error result. Ids are unique here (dedupe_tool_uses).
   struct Answer {
-    bool next = false;                    // in the message right after the call
+    bool next = false;                 // in the message right after the call
     std::size_t later = k_no_message;  // else the first message after that with one
   };
   std::unordered_map<std::string_view, Answer> answer_of;
@@ -856,9 +855,9 @@ void strip_cache_control(Content& content, Message& owner) {
 // that holds nothing but role and content, keeps its bytes; any other is written
 // afresh with only what the API takes.
 void finalize(Message& m) {
-  bool pristine = !m.modified && m.origin == Format::anthropic && !m.container &&
-                  !m.raw.empty() && m.json != nullptr && m.json->IsObject() &&
-                  m.json->MemberCount() == 2 && find_member(*m.json, "role") != nullptr &&
+  bool pristine = !m.modified && m.origin == Format::anthropic && !m.container && !m.raw.empty() &&
+                  m.json != nullptr && m.json->IsObject() && m.json->MemberCount() == 2 &&
+                  find_member(*m.json, "role") != nullptr &&
                   find_member(*m.json, "content") != nullptr;
   if (pristine) {
     return;
@@ -932,8 +931,8 @@ std::vector<ApiConversation> views(std::vector<Message>& records, const Normaliz
 
 }  // namespace
 
-std::vector<ApiConversation> api_view(std::vector<Message> records,
-                                      const NormalizeOptions& options, bool tool_messages) {
+std::vector<ApiConversation> api_view(std::vector<Message> records, const NormalizeOptions& options,
+                                      bool tool_messages) {
   return views(records, options, ViewMode{true, tool_messages});
 }
 

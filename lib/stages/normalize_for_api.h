@@ -42,7 +42,7 @@ struct NormalizeOptions {
 struct BlockOrigin {
   static constexpr std::size_t k_whole = std::numeric_limits<std::size_t>::max();
 
-  Location where;  // the record (its first line)
+  Location where;                              // the record (its first line)
   std::shared_ptr<const Container> container;  // the document the record is in, if any
   std::size_t slot = 0;                        // the record's place in `container`
   std::size_t index = k_whole;  // the block's index in the record's content; k_whole for
@@ -51,9 +51,9 @@ struct BlockOrigin {
 
 // One message as the API sees it, and where its parts came from.
 struct ApiMessage {
-  Message message;                        // role user, assistant or system (or a role
-                                          // the API does not have, for check to report)
-  BlockOrigin origin;                     // the first record it was made from
+  Message message;                         // role user, assistant or system (or a role
+                                           // the API does not have, for check to report)
+  BlockOrigin origin;                      // the first record it was made from
   std::vector<BlockOrigin> block_origins;  // one per block when the content is blocks
 };
 
@@ -66,8 +66,7 @@ using ApiConversation = std::vector<ApiMessage>;
 // Records that are not API messages are left out; nothing is repaired. OpenAI tool
 // messages become user messages holding tool_result blocks, as Anthropic's API has
 // them, unless `tool_messages` keeps them apart (role tool), as OpenAI's has them.
-std::vector<ApiConversation> api_view(std::vector<Message> records,
-                                      const NormalizeOptions& options,
+std::vector<ApiConversation> api_view(std::vector<Message> records, const NormalizeOptions& options,
                                       bool tool_messages = false);
 
 // The whole stage: `api_view`, then tool pairing, empty content and thinking blocks
@@ -110,7 +109,7 @@ inline constexpr std::string_view k_missing_result = "[tool result missing from 
 struct RequestOptions {
   std::string model;  // empty: the input request's, or the last the conversation recorded
   std::optional<std::int64_t> max_tokens;  // nullopt: the input request's, else 4096
-  std::optional<std::string> system;  // replaces the conversation's leading system messages
+  std::optional<std::string> system;       // replaces the conversation's leading system messages
 };
 
 // `--system TEXT|@FILE`: the text, or the contents of FILE. Throws convo::Error.
