@@ -1,0 +1,65 @@
+// merge-runs: consecutive conversation messages of the same role become one, as
+// LangChain's merge_message_runs does, in linear time and holding back one message.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "pipeline.h"
+
+namespace convo {
+
+struct MergeRunsOptions {
+  // Put between the texts of two merged messages whose content is text (strings,
+  // in LangChain's terms), and only when both are non-empty (LangChain Python's
+  // chunk_separator).
+  std::string separator = "\n";
+};
+
+// True for a conversation turn that may take part in a merge: not a tool result
+// (a tool message, or a message holding tool_result blocks).
+bool can_ever_merge(const Message& message);
+
+// True when `b` may be merged into `a`, the message before it: both are turns of the
+// same role (and custom role), neither is a tool result, their names are equal (and
+// so are both absent), they come from the same document in the same format, and
+// Claude Code's sidechain, meta, compact-summary and API-error flags and session id
+// agree.
+bool can_merge(const Message& a, const Message& b);
+
+// Appends the content of `b` to `a` (LangChain's content merge): two text contents
+// become one text with `separator` between them when both are non-empty; in
+// formats that keep tool calls apart from the content (OpenAI) a message's calls
+// do not stop its text from being text, and the calls follow in order; any other
+// pair of contents becomes the list of `a`'s blocks followed by `b`'s. Linear in the
+// size of `b`.
+void merge_content(Message& a, Message&& b, const std::string& separator);
+
+// The stage. A run's first message is held back until a message arrives that cannot
+// be merged into it; the merged message is marked modified and keeps the first
+// message's fields (id, name, timestamp, Claude Code parentUuid and the members
+// convo does not model), with the last message's Claude Code uuid (so records that
+// name it as their parent still find it) and stop_reason, and usage summed over
+// the API responses merged (the pieces of one response carry running totals, so the
+// last piece of each counts). Records that are not conversation turns (progress,
+// attachments, system events, summaries, ...) are passed on at once and do not
+// break a run, so one found between two merged messages comes out before the merged
+// message; bad lines kept by --on-error keep and remove records do break a run.
+class MergeRuns final : public StreamStage {
+ public:
+  explicit MergeRuns(MergeRunsOptions options) : m_options(std::move(options)) {}
+
+  void push(Message&& message, MessageSink& next) override;
+  void finish(MessageSink& next) override;
+
+ private:
+  void merge(Message&& message);
+  void flush(MessageSink& next);
+
+  MergeRunsOptions m_options;
+  std::optional<Message> m_held;
+  Usage m_usage_before;          // usage of the responses merged before the last one
+  std::string m_last_response;   // API response id of the last message merged
+};
+
+}  // namespace convo
