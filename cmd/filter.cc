@@ -53,7 +53,10 @@ void add_filter(CLI::App& app, Runner& run) {
   CLI::App* sub = app.add_subcommand("filter", "Keep or drop records by type, name and id");
   sub->description(k_help);
   auto list = [&](const char* name, std::vector<std::string>& values, const char* what) {
-    return sub->add_option(name, values, what)->delimiter(',')->option_text("LIST");
+    return sub->add_option(name, values, what)
+        ->delimiter(',')
+        ->allow_extra_args(false)
+        ->option_text("LIST");
   };
   list("--include-types", args->include_types,
        "Keep only records of these types (and those another --include-* keeps)")

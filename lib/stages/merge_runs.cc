@@ -193,6 +193,11 @@ void MergeRuns::push(Message&& message, MessageSink& next) {
   if (message.kind != Kind::turn) {
     if (message.kind == Kind::invalid || message.kind == Kind::remove) {
       flush(next);
+    } else if (m_held) {
+      // Kept with the held message so that, if nothing merges into it, every
+      // record comes out where it was.
+      m_between.push_back(std::move(message));
+      return;
     }
     next.put(std::move(message));
     return;
@@ -203,7 +208,6 @@ void MergeRuns::push(Message&& message, MessageSink& next) {
   }
   flush(next);
   if (!can_ever_merge(message)) {
-    // Held back, a tool result would let the records after it overtake it.
     next.put(std::move(message));
     return;
   }
@@ -219,6 +223,10 @@ void MergeRuns::flush(MessageSink& next) {
     next.put(std::move(*m_held));
     m_held.reset();
   }
+  for (Message& message : m_between) {
+    next.put(std::move(message));
+  }
+  m_between.clear();
 }
 
 }  // namespace convo

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "pipeline.h"
 
@@ -35,16 +36,18 @@ bool can_merge(const Message& a, const Message& b);
 // size of `b`.
 void merge_content(Message& a, Message&& b, const std::string& separator);
 
-// The stage. A run's first message is held back until a message arrives that cannot
-// be merged into it; the merged message is marked modified and keeps the first
+// The stage. A run's first message is held back until a turn arrives that cannot be
+// merged into it. The merged message is marked modified and keeps the first
 // message's fields (id, name, timestamp, Claude Code parentUuid and the members
 // convo does not model), with the last message's Claude Code uuid (so records that
-// name it as their parent still find it) and stop_reason, and usage summed over
-// the API responses merged (the pieces of one response carry running totals, so the
+// name it as their parent still find it) and stop_reason, and usage summed over the
+// API responses merged (the pieces of one response carry running totals, so the
 // last piece of each counts). Records that are not conversation turns (progress,
-// attachments, system events, summaries, ...) are passed on at once and do not
-// break a run, so one found between two merged messages comes out before the merged
-// message; bad lines kept by --on-error keep and remove records do break a run.
+// attachments, system events, summaries, ...) do not break a run: those that
+// arrive while a message is held are held with it and follow it, in their order,
+// so nothing moves unless something merged. Bad lines kept by --on-error keep and
+// remove records break a run. Memory: one message and the records that are not
+// turns between it and the next turn.
 class MergeRuns final : public StreamStage {
  public:
   explicit MergeRuns(MergeRunsOptions options) : m_options(std::move(options)) {}
@@ -58,6 +61,7 @@ class MergeRuns final : public StreamStage {
 
   MergeRunsOptions m_options;
   std::optional<Message> m_held;
+  std::vector<Message> m_between;  // records that are not turns, after the held message
   Usage m_usage_before;          // usage of the responses merged before the last one
   std::string m_last_response;   // API response id of the last message merged
 };
