@@ -47,6 +47,18 @@ ConvertResult convert_text(const std::string& text, Format to, ReadOptions optio
   return {out.str(), diagnostics.lines};
 }
 
+StageResult run_stage_on(const std::string& text, const StageFactory& make_stage,
+                         const SinkFactory& make_sink, ReadOptions options) {
+  StreamOptions stream;
+  stream.inputs = {"in.jsonl"};
+  stream.read = options;
+  StringOutput out;
+  CollectingDiagnostics diagnostics;
+  run_stream(stream, make_stage, make_sink ? make_sink : format_sink(std::nullopt), out,
+             diagnostics, memory_files({{"in.jsonl", text}}));
+  return {out.str(), diagnostics.lines};
+}
+
 std::string encode_all(std::vector<Message>& messages, Format to) {
   StringOutput out;
   LossReport loss;

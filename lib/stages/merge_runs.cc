@@ -112,10 +112,13 @@ bool can_ever_merge(const Message& message) {
          message.role != Role::none && !message.has_tool_results();
 }
 
-bool can_merge(const Message& a, const Message& b) {
-  if (!can_ever_merge(a) || !can_ever_merge(b) || a.role != b.role ||
-      a.custom_role != b.custom_role || a.name != b.name || a.origin != b.origin ||
-      a.container != b.container) {
+namespace {
+
+// The rest of can_merge: what must be equal. Does not look at the content, so that
+// checking a long run's held message stays cheap.
+bool same_speaker(const Message& a, const Message& b) {
+  if (a.role != b.role || a.custom_role != b.custom_role || a.name != b.name ||
+      a.origin != b.origin || a.container != b.container) {
     return false;
   }
   const Envelope& x = a.envelope;
@@ -125,10 +128,26 @@ bool can_merge(const Message& a, const Message& b) {
          x.session_id == y.session_id;
 }
 
-void merge_content(Message& a, Message&& b, const std::string& separator) {
+}  // namespace
+
+bool can_merge(const Message& a, const Message& b) {
+  return can_ever_merge(a) && can_ever_merge(b) && same_speaker(a, b);
+}
+
+namespace {
+
+// Appends the content of `b` to `a` (LangChain's content merge): two text contents
+// become one text with `separator` between them when both are non-empty; in
+// formats that keep tool calls apart from the content (OpenAI) a message's calls
+// do not stop its text from being text, and the calls follow in order; any other
+// pair of contents becomes the list of `a`'s blocks followed by `b`'s.
+// `a_is_text` is is_text(a), kept up to date here, so that a merge costs the size
+// of `b` and a run is merged in linear time.
+void merge_content(Message& a, bool& a_is_text, Message&& b, const std::string& separator) {
   Content& x = a.content;
   Content& y = b.content;
-  if (is_text(x, a.origin) && is_text(y, b.origin)) {
+  a_is_text = a_is_text && is_text(y, b.origin);
+  if (a_is_text) {
     std::string_view more = text_of(y);
     if (!more.empty()) {
       bool had_text = !text_of(x).empty();
@@ -163,6 +182,8 @@ void merge_content(Message& a, Message&& b, const std::string& separator) {
   }
 }
 
+}  // namespace
+
 void MergeRuns::merge(Message&& message) {
   Message& held = *m_held;
   if (!message.usage.empty()) {
@@ -185,7 +206,7 @@ void MergeRuns::merge(Message&& message) {
     }
     held.envelope.uuid = std::move(message.envelope.uuid);
   }
-  merge_content(held, std::move(message), m_options.separator);
+  merge_content(held, m_held_is_text, std::move(message), m_options.separator);
   held.touch();
 }
 
@@ -202,7 +223,7 @@ void MergeRuns::push(Message&& message, MessageSink& next) {
     next.put(std::move(message));
     return;
   }
-  if (m_held && can_merge(*m_held, message)) {
+  if (m_held && can_ever_merge(message) && same_speaker(*m_held, message)) {
     merge(std::move(message));
     return;
   }
@@ -212,6 +233,7 @@ void MergeRuns::push(Message&& message, MessageSink& next) {
     return;
   }
   m_held = std::move(message);
+  m_held_is_text = is_text(m_held->content, m_held->origin);
   m_usage_before = Usage{};
   m_last_response = m_held->envelope.message_id;
 }

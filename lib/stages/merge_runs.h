@@ -1,5 +1,11 @@
 // merge-runs: consecutive conversation messages of the same role become one, as
 // LangChain's merge_message_runs does, in linear time and holding back one message.
+// Contents merge as in LangChain Python: two text contents (strings, or nothing)
+// become one text with the separator between them when both are non-empty; in
+// formats that keep tool calls apart from the content (OpenAI) the calls do not stop
+// a message's text from being text, and they follow in order; any other pair of
+// contents becomes the list of the first's blocks followed by the second's (a
+// non-empty string becoming a text block).
 #pragma once
 
 #include <optional>
@@ -28,14 +34,6 @@ bool can_ever_merge(const Message& message);
 // agree.
 bool can_merge(const Message& a, const Message& b);
 
-// Appends the content of `b` to `a` (LangChain's content merge): two text contents
-// become one text with `separator` between them when both are non-empty; in
-// formats that keep tool calls apart from the content (OpenAI) a message's calls
-// do not stop its text from being text, and the calls follow in order; any other
-// pair of contents becomes the list of `a`'s blocks followed by `b`'s. Linear in the
-// size of `b`.
-void merge_content(Message& a, Message&& b, const std::string& separator);
-
 // The stage. A run's first message is held back until a turn arrives that cannot be
 // merged into it. The merged message is marked modified and keeps the first
 // message's fields (id, name, timestamp, Claude Code parentUuid and the members
@@ -61,6 +59,7 @@ class MergeRuns final : public StreamStage {
 
   MergeRunsOptions m_options;
   std::optional<Message> m_held;
+  bool m_held_is_text = false;     // its content is text in LangChain's terms
   std::vector<Message> m_between;  // records that are not turns, after the held message
   Usage m_usage_before;          // usage of the responses merged before the last one
   std::string m_last_response;   // API response id of the last message merged
