@@ -25,7 +25,7 @@ Examples:
   convo filter --exclude-types progress,attachment,bookkeeping session.jsonl
   convo filter --exclude-names bob chat.jsonl
   convo filter --exclude-tool-calls session.jsonl
-  convo filter --exclude-tool-calls=call_2,Bash chat.jsonl
+  convo filter --exclude-tool-calls=call_2,get_weather chat.jsonl
 
 A record matching any --exclude-* is dropped; then, if any --include-* is given,
 only records matching one of them are kept. Lists are comma-separated. Types:
