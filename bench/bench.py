@@ -44,10 +44,36 @@ BENCHMARKS = [
     ("convert to own format", "cc", "{convo} convert --to claude-code {input}", "parse-only"),
     ("convert to own format", "oa", "{convo} convert --to openai {input}", "parse-only"),
     ("convert claude-code to openai", "cc", "{convo} convert --to openai {input}", "parse-only"),
+    ("filter human,ai", "cc", "{convo} filter --include-types human,ai {input}", "parse-only"),
+    ("filter human,ai", "oa", "{convo} filter --include-types human,ai {input}", "parse-only"),
+    ("jq select human,ai", "cc",
+     "jq -c 'select(.type == \"assistant\" or (.type == \"user\" and (.message.content"
+     " | type == \"string\" or any(.[]; .type != \"tool_result\"))))' {input}",
+     "jq:filter human,ai"),
+    ("jq select human,ai", "oa",
+     "jq -c 'select(.role == \"user\" or .role == \"assistant\")' {input}", "jq:filter human,ai"),
+    ("filter --exclude-tool-calls", "cc", "{convo} filter --exclude-tool-calls {input}",
+     "parse-only"),
+    ("buffer-string", "cc", "{convo} buffer-string {input}", "parse-only"),
+    ("buffer-string", "oa", "{convo} buffer-string {input}", "parse-only"),
+    ("jq buffer-string", "cc",
+     "jq -r 'select(.type == \"user\" or .type == \"assistant\") | .message.content as $c"
+     " | (if .type == \"user\" then \"Human\" else \"AI\" end) + \": \" + (if ($c | type)"
+     " == \"string\" then $c else ([$c[] | select(.type == \"text\") | .text] | join(\"\"))"
+     " end)' {input}",
+     "jq:buffer-string"),
+    ("jq buffer-string", "oa",
+     "jq -r '(if .role == \"user\" then \"Human\" elif .role == \"assistant\" then \"AI\""
+     " elif .role == \"tool\" then \"Tool\" else \"System\" end) + \": \" + (.content"
+     " | if type == \"string\" then . elif type == \"array\" then ([.[] | select(.type =="
+     " \"text\") | .text] | join(\"\")) else \"\" end)' {input}",
+     "jq:buffer-string"),
+    ("merge-runs", "cc", "{convo} merge-runs {input}", "parse-only"),
+    ("merge-runs", "oa", "{convo} merge-runs {input}", "parse-only"),
 ]
 
 # Streaming benchmarks whose peak memory must not grow with the input (--memory).
-STREAMING = ["convert to own format"]
+STREAMING = ["convert to own format", "filter human,ai", "buffer-string", "merge-runs"]
 
 
 def build_parse_only():
@@ -123,7 +149,7 @@ def main():
     chosen = [b for b in BENCHMARKS
               if not args.only or b[0] in args.only or b[0] == "parse-only"
               or any(b[0] == o for o in args.only)]
-    needed = {b[3] for b in chosen if b[3] and not b[3].startswith("jq")}
+    needed = {b[3][3:] if b[3].startswith("jq:") else b[3] for b in chosen if b[3]}
     chosen = [b for b in BENCHMARKS if b in chosen or b[0] in needed]
     rows = {}
     for name, corpus_name, command, _ in chosen:

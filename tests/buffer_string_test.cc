@@ -88,3 +88,10 @@ TEST_CASE("buffer-string reads a Claude Code session as a play script", "[buffer
 TEST_CASE("buffer-string of nothing is nothing", "[buffer_string]") {
   CHECK(buffer_string("").empty());
 }
+
+TEST_CASE("buffer-string orders tool arguments as a JavaScript object does", "[buffer_string]") {
+  std::string text =
+      R"({"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\"b\":1,\"10\":2,\"a\":3,\"2\":4,\"02\":5,\"4294967295\":7,\"4294967294\":8,\"b\":9}"}}]})" "\n";
+  CHECK(buffer_string(text) ==
+        R"(AI: [{"id":"c","args":{"2":4,"10":2,"4294967294":8,"b":9,"a":3,"02":5,"4294967295":7},"name":"f","type":"tool_call"}])" "\n");
+}

@@ -3,6 +3,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <optional>
+#include <vector>
+#include <algorithm>
 #include <unordered_map>
 
 #include "io/output.h"
@@ -19,8 +22,14 @@ namespace {
 void append_js_string(std::string_view text, std::string& out) {
   static constexpr char k_hex[] = "0123456789abcdef";
   out += '"';
-  for (char c : text) {
-    auto u = static_cast<unsigned char>(c);
+  std::size_t run = 0;  // start of the characters not yet written
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') {
+      continue;
+    }
+    out.append(text, run, i - run);
+    run = i + 1;
     switch (c) {
       case '"':
         out += "\\\"";
@@ -44,15 +53,12 @@ void append_js_string(std::string_view text, std::string& out) {
         out += "\\t";
         break;
       default:
-        if (u < 0x20) {
-          out += "\\u00";
-          out += k_hex[u >> 4];
-          out += k_hex[u & 15];
-        } else {
-          out += c;
-        }
+        out += "\\u00";
+        out += k_hex[c >> 4];
+        out += k_hex[c & 15];
     }
   }
+  out.append(text, run);
   out += '"';
 }
 
@@ -107,6 +113,27 @@ void append_js_number(double value, std::string& out) {
   }
 }
 
+// The value of a key that JavaScript treats as an array index: the canonical
+// decimal form of an integer from 0 to 2^32 - 2.
+std::optional<std::uint32_t> array_index(std::string_view key) {
+  if (key.empty() || key.size() > 10 || (key.size() > 1 && key[0] == '0')) {
+    return std::nullopt;
+  }
+  std::uint64_t n = 0;
+  for (char c : key) {
+    if (c < '0' || c > '9') {
+      return std::nullopt;
+    }
+    n = n * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (n > 0xFFFFFFFEu) {
+    return std::nullopt;
+  }
+  return static_cast<std::uint32_t>(n);
+}
+
+void append_js_object(const JsonValue& object, std::string& out);
+
 void append_js_json(const JsonValue& value, std::string& out) {
   switch (value.GetType()) {
     case rapidjson::kNullType:
@@ -141,32 +168,66 @@ void append_js_json(const JsonValue& value, std::string& out) {
       out += ']';
       return;
     }
-    case rapidjson::kObjectType: {
-      // JSON.parse keeps the last of duplicate keys, in the place of the first.
-      std::unordered_map<std::string_view, const JsonValue*> last;
-      for (const auto& member : value.GetObject()) {
-        last[view_of(member.name)] = &member.value;
-      }
-      out += '{';
-      bool first = true;
-      for (const auto& member : value.GetObject()) {
-        auto it = last.find(view_of(member.name));
-        if (it->second == nullptr) {
-          continue;  // written already
-        }
-        if (!first) {
-          out += ',';
-        }
-        first = false;
-        append_js_string(it->first, out);
-        out += ':';
-        append_js_json(*it->second, out);
-        it->second = nullptr;
-      }
-      out += '}';
+    case rapidjson::kObjectType:
+      append_js_object(value, out);
       return;
+  }
+}
+
+// An object as JavaScript holds it: JSON.parse keeps the last of duplicate keys in
+// the place of the first, and an object lists its array-index keys ("0", "17")
+// first, in increasing order, then the others in the order they came.
+void append_js_object(const JsonValue& object, std::string& out) {
+  using Member = std::pair<std::string_view, const JsonValue*>;
+  std::vector<Member> members;
+  members.reserve(object.MemberCount());
+  // Small objects (the usual tool arguments) are searched for duplicates; large
+  // ones indexed.
+  constexpr rapidjson::SizeType k_search_up_to = 16;
+  std::unordered_map<std::string_view, std::size_t> index;
+  bool indexed = object.MemberCount() > k_search_up_to;
+  bool any_array_index = false;
+  for (const auto& member : object.GetObject()) {
+    std::string_view key = view_of(member.name);
+    std::size_t found = members.size();
+    if (indexed) {
+      auto [it, fresh] = index.try_emplace(key, members.size());
+      found = it->second;
+    } else {
+      for (std::size_t i = 0; i < members.size(); ++i) {
+        if (members[i].first == key) {
+          found = i;
+          break;
+        }
+      }
+    }
+    if (found < members.size()) {
+      members[found].second = &member.value;
+    } else {
+      members.emplace_back(key, &member.value);
+      any_array_index = any_array_index || array_index(key);
     }
   }
+  if (any_array_index) {
+    std::stable_partition(members.begin(), members.end(),
+                          [](const Member& m) { return array_index(m.first).has_value(); });
+    auto numeric_end = std::find_if(members.begin(), members.end(), [](const Member& m) {
+      return !array_index(m.first).has_value();
+    });
+    std::sort(members.begin(), numeric_end, [](const Member& a, const Member& b) {
+      return *array_index(a.first) < *array_index(b.first);
+    });
+  }
+  out += '{';
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (i > 0) {
+      out += ',';
+    }
+    append_js_string(members[i].first, out);
+    out += ':';
+    append_js_json(*members[i].second, out);
+  }
+  out += '}';
 }
 
 // Appends `id`, cut to 64 UTF-16 code units and "..." when it is longer, as
@@ -229,10 +290,31 @@ void append_tool_calls(const Message& message, std::string& out) {
 
 // --- Content ---
 
-void append_block(const Block& block, std::string& out) {
+// Where rendered text goes: a string, or straight into the output (so the texts,
+// most of what is written, are copied once).
+class TextOut {
+ public:
+  explicit TextOut(std::string& text) : m_text(&text) {}
+  explicit TextOut(Output& output) : m_output(&output) {}
+
+  void add(std::string_view text) {
+    if (m_text != nullptr) {
+      m_text->append(text);
+    } else {
+      m_output->write(text);
+    }
+  }
+
+ private:
+  std::string* m_text = nullptr;
+  Output* m_output = nullptr;
+};
+
+void append_block(const Block& block, TextOut& out) {
+  std::string_view name;
   switch (block.type) {
     case BlockType::text:
-      out += block.text;
+      out.add(block.text);
       return;
     case BlockType::tool_use:
       return;  // rendered after the content, as LangChain's tool calls
@@ -241,21 +323,20 @@ void append_block(const Block& block, std::string& out) {
     case BlockType::video:
     case BlockType::file:
     case BlockType::document:
-      out += '[';
-      out += block_type_name(block.type);
-      out += ']';
-      return;
+      name = block_type_name(block.type);
+      break;
     default:
-      out += '[';
-      out += block.type_name.empty() ? block_type_name(block.type) : block.type_name;
-      out += ']';
-      return;
+      name = block.type_name.empty() ? block_type_name(block.type) : block.type_name;
+      break;
   }
+  out.add("[");
+  out.add(name);
+  out.add("]");
 }
 
-void append_content(const Content& content, std::string& out) {
+void append_content(const Content& content, TextOut& out) {
   if (content.form == Content::Form::string) {
-    out += content.text;
+    out.add(content.text);
     return;
   }
   for (const Block& block : content.blocks) {
@@ -286,10 +367,8 @@ const std::string& prefix_of(const Message& message, const BufferStringOptions& 
   return options.human_prefix;
 }
 
-}  // namespace
-
-void render_buffer_string(const Message& message, const BufferStringOptions& options,
-                          std::string& out) {
+void render(const Message& message, const BufferStringOptions& options, TextOut& out,
+            std::string& scratch) {
   if (message.kind != Kind::turn) {
     return;
   }
@@ -300,10 +379,10 @@ void render_buffer_string(const Message& message, const BufferStringOptions& opt
     for (const Block& block : content.blocks) {
       if (block.type == BlockType::tool_result) {
         ++results;
-        out += options.tool_prefix;
-        out += ": ";
+        out.add(options.tool_prefix);
+        out.add(": ");
         append_content(block.result, out);
-        out += '\n';
+        out.add("\n");
       }
     }
     results_only = results_only || (results > 0 && results == content.blocks.size());
@@ -311,21 +390,29 @@ void render_buffer_string(const Message& message, const BufferStringOptions& opt
   if (results_only) {
     return;
   }
-  out += prefix_of(message, options);
-  out += ": ";
+  out.add(prefix_of(message, options));
+  out.add(": ");
   append_content(content, out);
   if (message.role == Role::assistant && message.has_tool_uses()) {
-    append_tool_calls(message, out);
+    scratch.clear();
+    append_tool_calls(message, scratch);
+    out.add(scratch);
   }
-  out += '\n';
+  out.add("\n");
+}
+
+}  // namespace
+
+void render_buffer_string(const Message& message, const BufferStringOptions& options,
+                          std::string& out) {
+  TextOut text(out);
+  std::string scratch;
+  render(message, options, text, scratch);
 }
 
 void BufferStringWriter::put(Message&& message) {
-  m_text.clear();
-  render_buffer_string(message, m_options, m_text);
-  if (!m_text.empty()) {
-    m_out.write(m_text);
-  }
+  TextOut text(m_out);
+  render(message, m_options, text, m_scratch);
 }
 
 SinkFactory buffer_string_sink(std::shared_ptr<const BufferStringOptions> options) {

@@ -45,7 +45,7 @@ class BufferStringWriter final : public MessageSink {
  private:
   Output& m_out;
   const BufferStringOptions& m_options;
-  std::string m_text;  // scratch, reused
+  std::string m_scratch;  // reused
 };
 
 // Makes a BufferStringWriter per input; `options` are shared by all of them.
