@@ -12,6 +12,7 @@ namespace {
 struct BufferStringArgs {
   InputArgs input;
   BufferStringOptions options;
+  std::string format = "prefix";
 };
 
 constexpr const char* k_help = R"(Write a transcript as text, one "Prefix: text" entry per message
@@ -21,11 +22,13 @@ Examples:
   convo buffer-string chat.jsonl
   convo buffer-string --human-prefix User --ai-prefix Assistant chat.jsonl
   convo buffer-string session.jsonl
+  convo buffer-string --format xml chat.jsonl
 
 Text is written as it is; images and other blocks as [image], [thinking], ...;
 an assistant's tool calls follow its text as JSON; each tool result is a
-"Tool:" entry. Records that are not conversation turns are not written. See
-convo-buffer-string(1).)";
+"Tool:" entry. Records that are not conversation turns are not written.
+--format xml writes LangChain Python's <message type="..."> transcript instead.
+See convo-buffer-string(1).)";
 
 }  // namespace
 
@@ -37,6 +40,10 @@ void add_buffer_string(CLI::App& app, Runner& run) {
   auto prefix = [&](const char* name, std::string& value, const char* what) {
     sub->add_option(name, value, what)->capture_default_str()->option_text("TEXT");
   };
+  sub->add_option("--format", args->format,
+                  "prefix (Prefix: text) or xml (<message type=\"human\">text</message>)")
+      ->capture_default_str()
+      ->check(one_of({"prefix", "xml"}, "--format value"));
   prefix("--human-prefix", o.human_prefix, "Prefix of user messages");
   prefix("--ai-prefix", o.ai_prefix, "Prefix of assistant messages");
   prefix("--system-prefix", o.system_prefix, "Prefix of system and developer messages");
@@ -45,10 +52,13 @@ void add_buffer_string(CLI::App& app, Runner& run) {
   add_input_flags(*sub, args->input);
   sub->callback([args, &run] {
     run = [args] {
-      auto options = std::make_shared<const BufferStringOptions>(args->options);
+      BufferStringOptions options = args->options;
+      options.format = args->format == "xml" ? BufferStringOptions::Format::xml
+                                             : BufferStringOptions::Format::prefix;
+      auto shared = std::make_shared<const BufferStringOptions>(std::move(options));
       return run_stream_command(args->input, OutputArgs{},
                                 [] { return std::make_unique<PassThrough>(); },
-                                buffer_string_sink(options));
+                                buffer_string_sink(shared));
     };
   });
 }

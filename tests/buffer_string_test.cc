@@ -95,3 +95,44 @@ TEST_CASE("buffer-string orders tool arguments as a JavaScript object does", "[b
   CHECK(buffer_string(text) ==
         R"(AI: [{"id":"c","args":{"2":4,"10":2,"4294967294":8,"b":9,"a":3,"02":5,"4294967295":7},"name":"f","type":"tool_call"}])" "\n");
 }
+
+TEST_CASE("buffer-string --format xml writes LangChain Python's XML transcript",
+          "[buffer_string]") {
+  BufferStringOptions options;
+  options.format = BufferStringOptions::Format::xml;
+  std::string text =
+      R"({"role":"system","content":"Be <brief> & kind."})" "\n"
+      R"({"role":"user","content":[{"type":"text","text":"Look at"},{"type":"image_url","image_url":{"url":"https://x/a.png?q=1&r=2"}},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}},{"type":"text","text":""},{"type":"text","text":"this"}]})" "\n"
+      R"({"role":"assistant","content":"Checking.","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get \"weather\"","arguments":"{\"city\":\"Paris\",\"days\":2.0,\"at\":1e-05}"}}]})" "\n"
+      R"({"role":"tool","tool_call_id":"call_1","content":"18C <cloudy>"})" "\n"
+      R"({"role":"assistant","content":null,"tool_calls":[{"id":"call_2","type":"function","function":{"name":"it's","arguments":"{}"}}]})" "\n"
+      R"({"role":"narrator","content":"Meanwhile\nlater"})" "\n";
+  CHECK(buffer_string(text, options) ==
+        "<message type=\"system\">Be &lt;brief&gt; &amp; kind.</message>\n"
+        "<message type=\"human\">Look at <image url=\"https://x/a.png?q=1&amp;r=2\" /> this</message>\n"
+        "<message type=\"ai\">\n"
+        "  <content>Checking.</content>\n"
+        "  <tool_call id=\"call_1\" name='get \"weather\"'>{\"city\": \"Paris\", \"days\": 2.0, \"at\": 1e-05}</tool_call>\n"
+        "</message>\n"
+        "<message type=\"tool\">18C &lt;cloudy&gt;</message>\n"
+        "<message type=\"ai\">\n"
+        "  <tool_call id=\"call_2\" name=\"it's\">{}</tool_call>\n"
+        "</message>\n"
+        "<message type=\"narrator\">Meanwhile\nlater</message>\n");
+}
+
+TEST_CASE("buffer-string --format xml: Claude Code tool results are tool messages",
+          "[buffer_string]") {
+  BufferStringOptions options;
+  options.format = BufferStringOptions::Format::xml;
+  options.human_prefix = "User";
+  std::string text =
+      R"({"type":"assistant","uuid":"2","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]}})" "\n"
+      R"({"type":"user","uuid":"4","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"a\tb"}]},{"type":"text","text":"ok?"}]}})" "\n";
+  CHECK(buffer_string(text, options) ==
+        "<message type=\"ai\">\n"
+        "  <tool_call id=\"toolu_1\" name=\"Bash\">{\"command\": \"ls\"}</tool_call>\n"
+        "</message>\n"
+        "<message type=\"tool\">a\tb</message>\n"
+        "<message type=\"user\">ok?</message>\n");
+}

@@ -1,294 +1,12 @@
 #include "stages/buffer_string.h"
 
-#include <charconv>
-#include <cmath>
-#include <cstdio>
-#include <optional>
-#include <vector>
-#include <algorithm>
-#include <unordered_map>
-
 #include "io/output.h"
 #include "json.h"
+#include "json_dialects.h"
 
 namespace convo {
 
 namespace {
-
-// --- JSON as JavaScript's JSON.stringify writes it ---
-// LangChain.js renders tool calls with JSON.stringify; the arguments are re-written
-// from their parsed value, so spacing, escapes and numbers follow JavaScript.
-
-void append_js_string(std::string_view text, std::string& out) {
-  static constexpr char k_hex[] = "0123456789abcdef";
-  out += '"';
-  std::size_t run = 0;  // start of the characters not yet written
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') {
-      continue;
-    }
-    out.append(text, run, i - run);
-    run = i + 1;
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        out += "\\u00";
-        out += k_hex[c >> 4];
-        out += k_hex[c & 15];
-    }
-  }
-  out.append(text, run);
-  out += '"';
-}
-
-// Number.prototype.toString: the shortest digits that read back as `value`, in
-// plain notation from 1e-7 up to 1e21 and in exponent notation outside.
-void append_js_number(double value, std::string& out) {
-  if (!std::isfinite(value)) {
-    out += "null";  // JSON.stringify(NaN) and Infinity
-    return;
-  }
-  if (value == 0) {
-    out += '0';  // also -0
-    return;
-  }
-  char buffer[64];
-  auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
-  std::string_view text(buffer, static_cast<std::size_t>(result.ptr - buffer));
-  if (text.front() == '-') {
-    out += '-';
-    text.remove_prefix(1);
-  }
-  std::size_t e = text.find('e');
-  std::string digits;
-  for (char c : text.substr(0, e)) {
-    if (c != '.') {
-      digits += c;
-    }
-  }
-  int exponent = std::stoi(std::string(text.substr(e + 1)));
-  int k = static_cast<int>(digits.size());
-  int n = exponent + 1;  // value = 0.digits * 10^n
-  if (k <= n && n <= 21) {
-    out += digits;
-    out.append(static_cast<std::size_t>(n - k), '0');
-  } else if (0 < n && n <= 21) {
-    out.append(digits, 0, static_cast<std::size_t>(n));
-    out += '.';
-    out.append(digits, static_cast<std::size_t>(n));
-  } else if (-6 < n && n <= 0) {
-    out += "0.";
-    out.append(static_cast<std::size_t>(-n), '0');
-    out += digits;
-  } else {
-    out += digits[0];
-    if (k > 1) {
-      out += '.';
-      out.append(digits, 1);
-    }
-    out += 'e';
-    out += n - 1 < 0 ? '-' : '+';
-    out += std::to_string(std::abs(n - 1));
-  }
-}
-
-// The value of a key that JavaScript treats as an array index: the canonical
-// decimal form of an integer from 0 to 2^32 - 2.
-std::optional<std::uint32_t> array_index(std::string_view key) {
-  if (key.empty() || key.size() > 10 || (key.size() > 1 && key[0] == '0')) {
-    return std::nullopt;
-  }
-  std::uint64_t n = 0;
-  for (char c : key) {
-    if (c < '0' || c > '9') {
-      return std::nullopt;
-    }
-    n = n * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  if (n > 0xFFFFFFFEu) {
-    return std::nullopt;
-  }
-  return static_cast<std::uint32_t>(n);
-}
-
-void append_js_object(const JsonValue& object, std::string& out);
-
-void append_js_json(const JsonValue& value, std::string& out) {
-  switch (value.GetType()) {
-    case rapidjson::kNullType:
-      out += "null";
-      return;
-    case rapidjson::kFalseType:
-      out += "false";
-      return;
-    case rapidjson::kTrueType:
-      out += "true";
-      return;
-    case rapidjson::kStringType:
-      append_js_string(view_of(value), out);
-      return;
-    case rapidjson::kNumberType:
-      if (value.IsInt64() && std::abs(value.GetInt64()) <= (std::int64_t{1} << 53)) {
-        out += std::to_string(value.GetInt64());
-      } else {
-        append_js_number(value.GetDouble(), out);
-      }
-      return;
-    case rapidjson::kArrayType: {
-      out += '[';
-      bool first = true;
-      for (const JsonValue& element : value.GetArray()) {
-        if (!first) {
-          out += ',';
-        }
-        first = false;
-        append_js_json(element, out);
-      }
-      out += ']';
-      return;
-    }
-    case rapidjson::kObjectType:
-      append_js_object(value, out);
-      return;
-  }
-}
-
-// An object as JavaScript holds it: JSON.parse keeps the last of duplicate keys in
-// the place of the first, and an object lists its array-index keys ("0", "17")
-// first, in increasing order, then the others in the order they came.
-void append_js_object(const JsonValue& object, std::string& out) {
-  using Member = std::pair<std::string_view, const JsonValue*>;
-  std::vector<Member> members;
-  members.reserve(object.MemberCount());
-  // Small objects (the usual tool arguments) are searched for duplicates; large
-  // ones indexed.
-  constexpr rapidjson::SizeType k_search_up_to = 16;
-  std::unordered_map<std::string_view, std::size_t> index;
-  bool indexed = object.MemberCount() > k_search_up_to;
-  bool any_array_index = false;
-  for (const auto& member : object.GetObject()) {
-    std::string_view key = view_of(member.name);
-    std::size_t found = members.size();
-    if (indexed) {
-      auto [it, fresh] = index.try_emplace(key, members.size());
-      found = it->second;
-    } else {
-      for (std::size_t i = 0; i < members.size(); ++i) {
-        if (members[i].first == key) {
-          found = i;
-          break;
-        }
-      }
-    }
-    if (found < members.size()) {
-      members[found].second = &member.value;
-    } else {
-      members.emplace_back(key, &member.value);
-      any_array_index = any_array_index || array_index(key);
-    }
-  }
-  if (any_array_index) {
-    std::stable_partition(members.begin(), members.end(),
-                          [](const Member& m) { return array_index(m.first).has_value(); });
-    auto numeric_end = std::find_if(members.begin(), members.end(), [](const Member& m) {
-      return !array_index(m.first).has_value();
-    });
-    std::sort(members.begin(), numeric_end, [](const Member& a, const Member& b) {
-      return *array_index(a.first) < *array_index(b.first);
-    });
-  }
-  out += '{';
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    if (i > 0) {
-      out += ',';
-    }
-    append_js_string(members[i].first, out);
-    out += ':';
-    append_js_json(*members[i].second, out);
-  }
-  out += '}';
-}
-
-// Appends `id`, cut to 64 UTF-16 code units and "..." when it is longer, as
-// LangChain.js does to keep long ids from flooding the text.
-void append_display_id(std::string_view id, std::string& out) {
-  constexpr std::size_t k_limit = 64;
-  std::size_t units = 0;
-  std::size_t cut = std::string_view::npos;
-  for (std::size_t i = 0; i < id.size();) {
-    auto lead = static_cast<unsigned char>(id[i]);
-    std::size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
-    std::size_t width = length == 4 ? 2 : 1;
-    if (units + width > k_limit && cut == std::string_view::npos) {
-      cut = i;
-    }
-    units += width;
-    i += length;
-  }
-  if (units <= k_limit) {
-    append_js_string(id, out);
-  } else {
-    append_js_string(std::string(id.substr(0, cut)) + "...", out);
-  }
-}
-
-void append_tool_calls(const Message& message, std::string& out) {
-  bool any = false;
-  for (const Block& block : message.content.blocks) {
-    if (block.type != BlockType::tool_use) {
-      continue;
-    }
-    out += any ? ',' : '[';
-    any = true;
-    out += '{';
-    if (!block.id.empty()) {
-      out += "\"id\":";
-      append_display_id(block.id, out);
-      out += ',';
-    }
-    out += "\"args\":";
-    if (block.input.empty() && block.input_value != nullptr) {
-      append_js_json(*block.input_value, out);
-    } else {
-      JsonDoc args;
-      std::string text = block.input_json();
-      if (parse_json(text, args)) {
-        append_js_string(text, out);  // arguments that are not JSON, as they are
-      } else {
-        append_js_json(args, out);
-      }
-    }
-    out += ",\"name\":";
-    append_js_string(block.name, out);
-    out += ",\"type\":\"tool_call\"}";
-  }
-  if (any) {
-    out += ']';
-  }
-}
-
-// --- Content ---
 
 // Where rendered text goes: a string, or straight into the output (so the texts,
 // most of what is written, are copied once).
@@ -309,6 +27,101 @@ class TextOut {
   std::string* m_text = nullptr;
   Output* m_output = nullptr;
 };
+
+const std::string& prefix_of(const Message& message, const BufferStringOptions& options) {
+  switch (message.role) {
+    case Role::user:
+      return options.human_prefix;
+    case Role::assistant:
+      return options.ai_prefix;
+    case Role::system:
+    case Role::developer:
+      return options.system_prefix;
+    case Role::tool:
+      return options.tool_prefix;
+    case Role::function:
+      return options.function_prefix;
+    case Role::custom:
+      return message.custom_role;
+    case Role::none:
+      break;
+  }
+  return options.human_prefix;
+}
+
+// Calls `each` with the arguments of a tool call, parsed, or with nullptr when
+// they are not JSON (then `text` holds them).
+template <typename Each>
+void with_arguments(const Block& call, Each each) {
+  if (call.input.empty() && call.input_value != nullptr) {
+    each(call.input_value, std::string_view());
+    return;
+  }
+  JsonDoc args;
+  std::string text = call.input_json();
+  if (parse_json(text, args)) {
+    each(nullptr, std::string_view(text));
+  } else {
+    each(&args, std::string_view());
+  }
+}
+
+// --- The prefix format ---
+
+// Appends `id`, cut to 64 UTF-16 code units and "..." when it is longer, as
+// LangChain.js does to keep long ids from flooding the text.
+void append_display_id(std::string_view id, std::string& out) {
+  constexpr std::size_t k_limit = 64;
+  std::size_t units = 0;
+  std::size_t cut = std::string_view::npos;
+  for (std::size_t i = 0; i < id.size();) {
+    auto lead = static_cast<unsigned char>(id[i]);
+    std::size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    std::size_t width = length == 4 ? 2 : 1;
+    if (units + width > k_limit && cut == std::string_view::npos) {
+      cut = i;
+    }
+    units += width;
+    i += length;
+  }
+  if (units <= k_limit) {
+    append_json_string(id, out);
+  } else {
+    append_json_string(std::string(id.substr(0, cut)) + "...", out);
+  }
+}
+
+// The tool calls as LangChain.js's getBufferString writes them.
+void append_tool_calls(const Message& message, std::string& out) {
+  bool any = false;
+  for (const Block& block : message.content.blocks) {
+    if (block.type != BlockType::tool_use) {
+      continue;
+    }
+    out += any ? ',' : '[';
+    any = true;
+    out += '{';
+    if (!block.id.empty()) {
+      out += "\"id\":";
+      append_display_id(block.id, out);
+      out += ',';
+    }
+    out += "\"args\":";
+    with_arguments(block, [&](const JsonValue* args, std::string_view text) {
+      if (args != nullptr) {
+        append_js_json(*args, out);
+      } else {
+        append_json_string(text, out);  // arguments that are not JSON, as they are
+      }
+    });
+    out += ",\"name\":";
+    append_json_string(block.name, out);
+    out += ",\"type\":\"tool_call\"}";
+  }
+  if (any) {
+    out += ']';
+  }
+}
 
 void append_block(const Block& block, TextOut& out) {
   std::string_view name;
@@ -346,39 +159,195 @@ void append_content(const Content& content, TextOut& out) {
   }
 }
 
-const std::string& prefix_of(const Message& message, const BufferStringOptions& options) {
-  switch (message.role) {
-    case Role::user:
-      return options.human_prefix;
-    case Role::assistant:
-      return options.ai_prefix;
-    case Role::system:
-    case Role::developer:
-      return options.system_prefix;
-    case Role::tool:
-      return options.tool_prefix;
-    case Role::function:
-      return options.function_prefix;
-    case Role::custom:
-      return message.custom_role;
-    case Role::none:
-      break;
+// --- The xml format (LangChain Python's format="xml") ---
+
+// xml.sax.saxutils.escape: &, < and >.
+void append_escaped(std::string_view text, std::string& out) {
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char* entity = nullptr;
+    switch (text[i]) {
+      case '&':
+        entity = "&amp;";
+        break;
+      case '<':
+        entity = "&lt;";
+        break;
+      case '>':
+        entity = "&gt;";
+        break;
+      default:
+        continue;
+    }
+    out.append(text, run, i - run);
+    out += entity;
+    run = i + 1;
   }
-  return options.human_prefix;
+  out.append(text, run);
 }
+
+// xml.sax.saxutils.quoteattr: escaped, newlines and tabs as character references,
+// in double quotes, or in single quotes when the value holds only double ones.
+void append_attribute(std::string_view value, std::string& out) {
+  std::string text;
+  append_escaped(value, text);
+  std::string quoted;
+  bool doubles = text.find('"') != std::string::npos;
+  bool singles = text.find('\'') != std::string::npos;
+  for (char c : text) {
+    if (c == '\n') {
+      quoted += "&#10;";
+    } else if (c == '\r') {
+      quoted += "&#13;";
+    } else if (c == '\t') {
+      quoted += "&#9;";
+    } else if (c == '"' && singles) {
+      quoted += "&quot;";
+    } else {
+      quoted += c;
+    }
+  }
+  char quote = doubles && !singles ? '\'' : '"';
+  out += quote;
+  out += quoted;
+  out += quote;
+}
+
+// A block as LangChain Python's XML transcript has it; false when it is left out
+// (base64 media, documents, thinking, tool blocks and blocks it does not know).
+bool append_xml_block(const Block& block, std::string& out) {
+  switch (block.type) {
+    case BlockType::text:
+      if (block.text.empty()) {
+        return false;
+      }
+      append_escaped(block.text, out);
+      return true;
+    case BlockType::image:
+    case BlockType::audio:
+    case BlockType::video: {
+      const MediaSource& source = block.source;
+      std::string_view attribute;
+      if (source.type == MediaSource::Type::url && !source.data.empty()) {
+        attribute = "url";
+      } else if (source.type == MediaSource::Type::file_id && !source.data.empty()) {
+        attribute = "file_id";
+      } else {
+        return false;
+      }
+      out += '<';
+      out += block_type_name(block.type);
+      out += ' ';
+      out += attribute;
+      out += '=';
+      append_attribute(source.data, out);
+      out += " />";
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// The content's parts joined with a single space.
+void append_xml_content(const Content& content, std::string& out) {
+  if (content.form == Content::Form::string) {
+    append_escaped(content.text, out);
+    return;
+  }
+  bool first = true;
+  std::string part;
+  for (const Block& block : content.blocks) {
+    part.clear();
+    if (append_xml_block(block, part)) {
+      if (!first) {
+        out += ' ';
+      }
+      first = false;
+      out += part;
+    }
+  }
+}
+
+// The prefix in lower case (Python's str.lower, for ASCII letters).
+std::string lower_case(const std::string& prefix) {
+  std::string type = prefix;
+  for (char& c : type) {
+    if (c >= 'A' && c <= 'Z') {
+      c = static_cast<char>(c - 'A' + 'a');
+    }
+  }
+  return type;
+}
+
+// The type of a message's XML entry: its prefix in lower case, or its own role.
+std::string xml_type(const Message& message, const BufferStringOptions& options) {
+  return message.role == Role::custom ? message.custom_role
+                                      : lower_case(prefix_of(message, options));
+}
+
+void append_xml_message(const std::string& type, const Content& content, bool with_calls,
+                        std::string& out) {
+  out += "<message type=";
+  append_attribute(type, out);
+  out += '>';
+  if (!with_calls) {
+    append_xml_content(content, out);
+    out += "</message>\n";
+    return;
+  }
+  std::string parts;
+  append_xml_content(content, parts);
+  if (!parts.empty()) {
+    out += "\n  <content>";
+    out += parts;
+    out += "</content>";
+  }
+  for (const Block& block : content.blocks) {
+    if (block.type != BlockType::tool_use) {
+      continue;
+    }
+    out += "\n  <tool_call id=";
+    append_attribute(block.id, out);
+    out += " name=";
+    append_attribute(block.name, out);
+    out += '>';
+    std::string args;
+    with_arguments(block, [&](const JsonValue* value, std::string_view text) {
+      if (value != nullptr) {
+        append_python_json(*value, args);
+      } else {
+        args = text;
+      }
+    });
+    append_escaped(args, out);
+    out += "</tool_call>";
+  }
+  out += "\n</message>\n";
+}
+
+// --- Both ---
 
 void render(const Message& message, const BufferStringOptions& options, TextOut& out,
             std::string& scratch) {
   if (message.kind != Kind::turn) {
     return;
   }
+  const bool xml = options.format == BufferStringOptions::Format::xml;
   const Content& content = message.content;
   bool results_only = message.role == Role::tool;
   if (content.is_blocks()) {
     std::size_t results = 0;
     for (const Block& block : content.blocks) {
-      if (block.type == BlockType::tool_result) {
-        ++results;
+      if (block.type != BlockType::tool_result) {
+        continue;
+      }
+      ++results;
+      if (xml) {
+        scratch.clear();
+        append_xml_message(lower_case(options.tool_prefix), block.result, false, scratch);
+        out.add(scratch);
+      } else {
         out.add(options.tool_prefix);
         out.add(": ");
         append_content(block.result, out);
@@ -390,10 +359,17 @@ void render(const Message& message, const BufferStringOptions& options, TextOut&
   if (results_only) {
     return;
   }
+  const bool calls = message.role == Role::assistant && message.has_tool_uses();
+  if (xml) {
+    scratch.clear();
+    append_xml_message(xml_type(message, options), content, calls, scratch);
+    out.add(scratch);
+    return;
+  }
   out.add(prefix_of(message, options));
   out.add(": ");
   append_content(content, out);
-  if (message.role == Role::assistant && message.has_tool_uses()) {
+  if (calls) {
     scratch.clear();
     append_tool_calls(message, scratch);
     out.add(scratch);

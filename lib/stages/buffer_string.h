@@ -4,6 +4,7 @@
 // that the pipeline hands every message to.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -12,6 +13,11 @@
 namespace convo {
 
 struct BufferStringOptions {
+  enum class Format : std::uint8_t {
+    prefix,  // `Prefix: text` entries
+    xml,     // LangChain Python's format="xml": <message type="human">text</message>
+  };
+  Format format = Format::prefix;
   std::string human_prefix = "Human";
   std::string ai_prefix = "AI";
   std::string system_prefix = "System";  // system and developer messages
@@ -20,17 +26,23 @@ struct BufferStringOptions {
 };
 
 // Appends the entries `message` renders to, each followed by a newline (LangChain
-// joins them with "\n"; this ends the last with one too):
+// joins them with "\n"; this ends the last with one too). In both formats:
 // - records that are not conversation turns render nothing;
-// - each tool_result block is an entry of its own, `Tool: <its content>`, and a
-//   message that holds nothing else renders nothing more;
-// - otherwise `<prefix>: <content>`: text as it is, text blocks joined with nothing
-//   between them, media as [image], [audio], [video], [file], [document], tool_use
-//   blocks as nothing, and any other block as [<its type>] ([thinking], ...);
-// - an assistant message's tool calls follow its content as LangChain.js writes
-//   them: JSON, [{"id","args","name","type":"tool_call"}], ids over 64 characters
-//   shortened with "...".
-// The message's name is not shown (LangChain Python; LangChain.js writes "name, ").
+// - each tool_result block is an entry of its own, a tool message with the
+//   result's content, and a message that holds nothing else renders nothing more;
+// - the message's name is not shown (LangChain Python; LangChain.js writes "name, ").
+// The prefix format is `<prefix>: <content>`: text as it is, text blocks joined
+// with nothing between them, media as [image], [audio], [video], [file],
+// [document], tool_use blocks as nothing, any other block as [<its type>]
+// ([thinking], ...), and an assistant message's tool calls after its content as
+// LangChain.js writes them: JSON, [{"id","args","name","type":"tool_call"}], ids
+// over 64 characters shortened with "...".
+// The xml format is LangChain Python's: <message type="<prefix lower-cased>">
+// with the content's parts (escaped text; media given by URL or file id as
+// <image url="..." />) joined by a space; other blocks are left out. An assistant
+// message with tool calls spans lines: its parts in <content>, then one
+// <tool_call id="..." name="...">arguments</tool_call> per call, the arguments as
+// Python's json.dumps writes them.
 void render_buffer_string(const Message& message, const BufferStringOptions& options,
                           std::string& out);
 
