@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "formats/format.h"
-#include "tool_links.h"
 
 namespace convo {
 
