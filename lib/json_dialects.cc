@@ -46,74 +46,27 @@ Decimal shortest_decimal(double value) {
   return d;
 }
 
-void append_exponent(int exponent, std::size_t min_digits, std::string& out) {
-  out += exponent < 0 ? '-' : '+';
-  std::string digits = std::to_string(std::abs(exponent));
-  if (digits.size() < min_digits) {
-    out.append(min_digits - digits.size(), '0');
-  }
-  out += digits;
-}
+// How a language prints a float: in plain notation while the decimal point is
+// within (low, high] of the digits' start, in exponent notation outside; integral
+// values in plain notation end in `integral_suffix`.
+struct FloatStyle {
+  int low;
+  int high;
+  std::string_view integral_suffix;
+  std::size_t exponent_digits;  // at least this many, after the sign
+};
 
-// Number.prototype.toString.
-void append_js_number(double value, std::string& out) {
-  if (!std::isfinite(value)) {
-    out += "null";  // JSON.stringify(NaN), JSON.stringify(Infinity)
-    return;
-  }
-  if (value == 0) {
-    out += '0';  // also -0
-    return;
-  }
+constexpr FloatStyle k_javascript{-6, 21, "", 1};  // Number.prototype.toString
+constexpr FloatStyle k_python{-4, 16, ".0", 2};    // float.__repr__
+
+void append_decimal(double value, const FloatStyle& style, std::string& out) {
   Decimal d = shortest_decimal(value);
   if (d.negative) {
     out += '-';
   }
   int k = static_cast<int>(d.digits.size());
   int n = d.point;
-  if (k <= n && n <= 21) {
-    out += d.digits;
-    out.append(static_cast<std::size_t>(n - k), '0');
-  } else if (0 < n && n <= 21) {
-    out.append(d.digits, 0, static_cast<std::size_t>(n));
-    out += '.';
-    out.append(d.digits, static_cast<std::size_t>(n));
-  } else if (-6 < n && n <= 0) {
-    out += "0.";
-    out.append(static_cast<std::size_t>(-n), '0');
-    out += d.digits;
-  } else {
-    out += d.digits[0];
-    if (k > 1) {
-      out += '.';
-      out.append(d.digits, 1);
-    }
-    out += 'e';
-    append_exponent(n - 1, 1, out);
-  }
-}
-
-// Python's repr of a float.
-void append_python_float(double value, std::string& out) {
-  if (std::isnan(value)) {
-    out += "NaN";
-    return;
-  }
-  if (std::isinf(value)) {
-    out += value > 0 ? "Infinity" : "-Infinity";
-    return;
-  }
-  if (value == 0) {
-    out += std::signbit(value) ? "-0.0" : "0.0";
-    return;
-  }
-  Decimal d = shortest_decimal(value);
-  if (d.negative) {
-    out += '-';
-  }
-  int k = static_cast<int>(d.digits.size());
-  int n = d.point;
-  if (-4 < n && n <= 16) {
+  if (style.low < n && n <= style.high) {
     if (n <= 0) {
       out += "0.";
       out.append(static_cast<std::size_t>(-n), '0');
@@ -121,7 +74,7 @@ void append_python_float(double value, std::string& out) {
     } else if (n >= k) {
       out += d.digits;
       out.append(static_cast<std::size_t>(n - k), '0');
-      out += ".0";
+      out += style.integral_suffix;
     } else {
       out.append(d.digits, 0, static_cast<std::size_t>(n));
       out += '.';
@@ -135,7 +88,35 @@ void append_python_float(double value, std::string& out) {
     out.append(d.digits, 1);
   }
   out += 'e';
-  append_exponent(n - 1, 2, out);
+  int exponent = n - 1;
+  out += exponent < 0 ? '-' : '+';
+  std::string digits = std::to_string(std::abs(exponent));
+  if (digits.size() < style.exponent_digits) {
+    out.append(style.exponent_digits - digits.size(), '0');
+  }
+  out += digits;
+}
+
+void append_js_number(double value, std::string& out) {
+  if (!std::isfinite(value)) {
+    out += "null";  // JSON.stringify(NaN), JSON.stringify(Infinity)
+  } else if (value == 0) {
+    out += '0';  // also -0
+  } else {
+    append_decimal(value, k_javascript, out);
+  }
+}
+
+void append_python_float(double value, std::string& out) {
+  if (std::isnan(value)) {
+    out += "NaN";
+  } else if (std::isinf(value)) {
+    out += value > 0 ? "Infinity" : "-Infinity";
+  } else if (value == 0) {
+    out += std::signbit(value) ? "-0.0" : "0.0";
+  } else {
+    append_decimal(value, k_python, out);
+  }
 }
 
 // The value of a key that JavaScript treats as an array index: the canonical

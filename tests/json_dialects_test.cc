@@ -6,21 +6,16 @@ using namespace convo;
 
 namespace {
 
-std::string js(const std::string& text) {
+std::string written(const std::string& text, void (*append)(const JsonValue&, std::string&)) {
   JsonDoc doc;
   REQUIRE_FALSE(parse_json(text, doc));
   std::string out;
-  append_js_json(doc, out);
+  append(doc, out);
   return out;
 }
 
-std::string python(const std::string& text) {
-  JsonDoc doc;
-  REQUIRE_FALSE(parse_json(text, doc));
-  std::string out;
-  append_python_json(doc, out);
-  return out;
-}
+std::string js(const std::string& text) { return written(text, append_js_json); }
+std::string python(const std::string& text) { return written(text, append_python_json); }
 
 }  // namespace
 
