@@ -67,7 +67,8 @@ void add_filter(CLI::App& app, Runner& run) {
   list("--include-ids", args->include_ids,
        "Keep only records with these ids (Claude Code: uuid or message.id) (and ...)");
   list("--exclude-ids", args->exclude_ids, "Drop records with these ids");
-  sub->add_flag("--exclude-tool-calls{all}", args->tool_calls,
+  // Given alone, the flag yields "true" (CLI11's value for a bare flag): all calls.
+  sub->add_flag("--exclude-tool-calls", args->tool_calls,
                 "Remove every tool call with its results; --exclude-tool-calls=LIST removes "
                 "the calls with these ids or tool names")
       ->delimiter(',')
@@ -84,7 +85,7 @@ void add_filter(CLI::App& app, Runner& run) {
       options->include_ids = to_set(args->include_ids);
       options->exclude_ids = to_set(args->exclude_ids);
       for (const std::string& call : args->tool_calls) {
-        if (call == "all") {
+        if (call == "all" || call == "true") {
           options->all_tool_calls = true;
         } else if (!call.empty()) {
           options->tool_calls.insert(call);
