@@ -172,3 +172,19 @@ TEST_CASE("filter: a message left with only blank text is dropped", "[filter]") 
   CHECK(filter(text, options) ==
         R"({"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"}]})" "\n");
 }
+
+TEST_CASE("filter: hook records that follow a removed call's result go too", "[filter]") {
+  std::string text =
+      R"({"type":"assistant","uuid":"a1","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_A","name":"Bash","input":{}}]}})" "\n"
+      R"({"type":"user","uuid":"r1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_A","content":"ok"}]}})" "\n"
+      R"({"type":"system","uuid":"s1","subtype":"","content":"Running PostToolUse:Bash...","toolUseID":"toolu_A"})" "\n"
+      R"({"type":"progress","uuid":"p1","data":{"type":"hook_progress"},"toolUseID":"0f2b","parentToolUseID":"0f2b"})" "\n";
+  FilterOptions options;
+  options.all_tool_calls = true;
+  CHECK(filter(text, options) ==
+        R"({"type":"progress","uuid":"p1","data":{"type":"hook_progress"},"toolUseID":"0f2b","parentToolUseID":"0f2b"})" "\n");
+  options.all_tool_calls = false;
+  options.tool_calls = {"Bash"};
+  CHECK(filter(text, options) ==
+        R"({"type":"progress","uuid":"p1","data":{"type":"hook_progress"},"toolUseID":"0f2b","parentToolUseID":"0f2b"})" "\n");
+}

@@ -58,6 +58,20 @@ bool Filter::result_excluded(const Block& result) const {
          contains(m_excluded_calls, call) || contains(m_options.tool_calls, result.name);
 }
 
+void Filter::remember(const std::string& call) {
+  if (!m_excluded_calls.insert(call).second || !m_options.all_tool_calls) {
+    return;
+  }
+  // With every call removed, results need no memory (they all go); only the
+  // progress and system records of a call do, and they follow it closely (hooks
+  // run just after its result), so a window of recent calls keeps memory flat.
+  m_recent_calls.push_back(call);
+  if (m_recent_calls.size() > k_recent_calls) {
+    m_excluded_calls.erase(m_recent_calls.front());
+    m_recent_calls.pop_front();
+  }
+}
+
 bool Filter::strip_tool_calls(Message& message, bool edit) {
   if (!message.content.is_blocks()) {
     return true;
@@ -69,7 +83,7 @@ bool Filter::strip_tool_calls(Message& message, bool edit) {
       // Results and progress records name the call by id; a call excluded by its
       // tool name (or by "all") is remembered so that they can be found later.
       if (!block.id.empty() && !contains(m_options.tool_calls, block.id)) {
-        m_excluded_calls.insert(block.id);
+        remember(block.id);
       }
       removed = true;
     } else if (block.type == BlockType::tool_result && result_excluded(block)) {

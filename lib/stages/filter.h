@@ -3,6 +3,7 @@
 // Streaming: a record is decided when it arrives and nothing is held back.
 #pragma once
 
+#include <deque>
 #include <set>
 #include <string>
 #include <string_view>
@@ -40,7 +41,8 @@ struct FilterOptions {
 // written as their original bytes); a record that loses tool calls or results is
 // marked modified, and dropped when nothing is left of it. Bad lines kept by
 // --on-error keep always pass. Memory: the ids of the calls excluded by tool name
-// or by `all_tool_calls` (so that their results, which come later, can be found).
+// (so that their results, which come later, can be found), or with
+// `all_tool_calls` those of the latest 4096 calls (for their progress records).
 class Filter final : public StreamStage {
  public:
   explicit Filter(FilterOptions options);
@@ -54,11 +56,17 @@ class Filter final : public StreamStage {
   // excluded calls when `edit` is false). Returns false when nothing is left of it.
   bool strip_tool_calls(Message& message, bool edit);
   bool call_excluded(const Block& call) const;
+  // Notes the id of an excluded call, for its results and progress records.
+  void remember(const std::string& call);
   bool result_excluded(const Block& result) const;
 
   FilterOptions m_options;
   bool m_has_include = false;
+  // How many of the latest calls are remembered when every call is removed.
+  static constexpr std::size_t k_recent_calls = 4096;
+
   NameSet m_excluded_calls;  // ids of excluded calls seen so far
+  std::deque<std::string> m_recent_calls;  // with all_tool_calls: the latest, oldest first
 };
 
 }  // namespace convo
