@@ -136,3 +136,26 @@ TEST_CASE("buffer-string --format xml: Claude Code tool results are tool message
         "<message type=\"tool\">a\tb</message>\n"
         "<message type=\"user\">ok?</message>\n");
 }
+
+TEST_CASE("buffer-string on every corpus transcript: one entry or more per turn",
+          "[buffer_string][corpus]") {
+  auto files = corpus_files();
+  if (files.empty()) {
+    WARN("skipped: no corpus");
+    return;
+  }
+  for (const CorpusFile& file : files) {
+    INFO(file.path);
+    ReadOptions read{file.format, OnError::keep};
+    std::size_t turns = 0;
+    for (const Message& message : read_messages(file.text, read)) {
+      turns += message.is_turn();
+    }
+    auto shared = std::make_shared<const BufferStringOptions>();
+    std::string out = run_stage_on(
+                          file.text, [] { return std::make_unique<PassThrough>(); },
+                          buffer_string_sink(shared), read)
+                          .out;
+    CHECK(static_cast<std::size_t>(std::count(out.begin(), out.end(), '\n')) >= turns);
+  }
+}

@@ -188,3 +188,26 @@ TEST_CASE("filter: hook records that follow a removed call's result go too", "[f
   CHECK(filter(text, options) ==
         R"({"type":"progress","uuid":"p1","data":{"type":"hook_progress"},"toolUseID":"0f2b","parentToolUseID":"0f2b"})" "\n");
 }
+
+TEST_CASE("filter on every corpus transcript: no rule keeps every byte, and removed "
+          "tool calls leave no call or result behind",
+          "[filter][corpus]") {
+  auto files = corpus_files();
+  if (files.empty()) {
+    WARN("skipped: no corpus");
+    return;
+  }
+  for (const CorpusFile& file : files) {
+    INFO(file.path);
+    ReadOptions read{file.format, OnError::keep};
+    CHECK(filter(file.text, FilterOptions{}, read) ==
+          convert_text(file.text, file.format, read).out);
+    FilterOptions options;
+    options.all_tool_calls = true;
+    std::string out = filter(file.text, options, read);
+    for (const Message& message : read_messages(out, read)) {
+      CHECK_FALSE(message.has_tool_uses());
+      CHECK_FALSE(message.has_tool_results());
+    }
+  }
+}

@@ -146,3 +146,27 @@ TEST_CASE("merge-runs merges a long run into one message", "[merge_runs]") {
   }
   CHECK(merge(text) == R"({"role":"assistant","content":")" + expected + "\"}\n");
 }
+
+TEST_CASE("merge-runs on every corpus transcript: readable output, nothing left to merge",
+          "[merge_runs][corpus]") {
+  auto files = corpus_files();
+  if (files.empty()) {
+    WARN("skipped: no corpus");
+    return;
+  }
+  for (const CorpusFile& file : files) {
+    INFO(file.path);
+    ReadOptions read{file.format, OnError::keep};
+    std::string once = merge(file.text, "\n", read);
+    CHECK(merge(once, "\n", read) == once);
+    std::size_t turns_in = 0;
+    std::size_t turns_out = 0;
+    for (const Message& message : read_messages(file.text, read)) {
+      turns_in += message.is_turn();
+    }
+    for (const Message& message : read_messages(once, read)) {
+      turns_out += message.is_turn();
+    }
+    CHECK(turns_out <= turns_in);
+  }
+}

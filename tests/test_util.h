@@ -46,6 +46,17 @@ struct StageResult {
 StageResult run_stage_on(const std::string& text, const StageFactory& make_stage,
                          const SinkFactory& make_sink = {}, ReadOptions options = {});
 
+// A real transcript from ../shared/corpus: its path, text and format.
+struct CorpusFile {
+  std::string path;
+  std::string text;
+  Format format;
+};
+
+// Every transcript of the corpus (.jsonl and .json files of the claude-code,
+// anthropic-api and openai-chat folders); empty when there is no corpus.
+std::vector<CorpusFile> corpus_files();
+
 // Encodes `messages` (consumed) in `to` and returns the output.
 std::string encode_all(std::vector<Message>& messages, Format to);
 
