@@ -68,6 +68,10 @@ std::vector<std::string> format_choices(bool with_auto);
 // "unknown format 'opnai' (did you mean 'openai'?)".
 CLI::Validator one_of(std::vector<std::string> choices, std::string what);
 
+// A check that the value is a list of message type names (convo(1), TYPES), with a
+// hint for a near miss.
+CLI::Validator type_names();
+
 // Prints warnings to stderr: `convo: FILE:LINE:COL: warning: what`.
 class StderrDiagnostics final : public Diagnostics {
  public:
@@ -79,5 +83,8 @@ void add_convert(CLI::App& app, Runner& run);
 void add_normalize_for_api(CLI::App& app, Runner& run);
 void add_check(CLI::App& app, Runner& run);
 void add_split_blocks(CLI::App& app, Runner& run);
+void add_filter(CLI::App& app, Runner& run);
+void add_merge_runs(CLI::App& app, Runner& run);
+void add_buffer_string(CLI::App& app, Runner& run);
 
 }  // namespace convo::cli

@@ -38,6 +38,9 @@ int main(int argc, char** argv) {
   convo::cli::add_normalize_for_api(app, run);
   convo::cli::add_check(app, run);
   convo::cli::add_split_blocks(app, run);
+  convo::cli::add_filter(app, run);
+  convo::cli::add_merge_runs(app, run);
+  convo::cli::add_buffer_string(app, run);
 
   auto usage_error = [](const std::string& what) {
     fmt::print(stderr, "convo: {}\nRun 'convo --help' for usage.\n", what);

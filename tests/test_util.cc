@@ -1,13 +1,13 @@
 #include "test_util.h"
 
-#include "io/output.h"
-#include "stages/convert.h"
-
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "io/output.h"
+#include "stages/convert.h"
 
 namespace convo::test {
 
@@ -115,6 +115,46 @@ std::vector<std::string> accepted_requests(const std::string& folder) {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+StageResult run_stage_on(const std::string& text, const StageFactory& make_stage,
+                         const SinkFactory& make_sink, ReadOptions options) {
+  StreamOptions stream;
+  stream.inputs = {"in.jsonl"};
+  stream.read = options;
+  StringOutput out;
+  CollectingDiagnostics diagnostics;
+  run_stream(stream, make_stage, make_sink ? make_sink : format_sink(std::nullopt), out,
+             diagnostics, memory_files({{"in.jsonl", text}}));
+  return {out.str(), diagnostics.lines};
+}
+
+std::vector<CorpusFile> corpus_files() {
+  namespace fs = std::filesystem;
+  static constexpr std::pair<const char*, Format> k_folders[] = {
+      {"claude-code", Format::claude_code},
+      {"anthropic-api", Format::anthropic},
+      {"openai-chat", Format::openai},
+  };
+  std::vector<CorpusFile> files;
+  fs::path root = CONVO_CORPUS_DIR;
+  if (!fs::is_directory(root)) {
+    return files;
+  }
+  for (const auto& [folder, format] : k_folders) {
+    for (const auto& entry : fs::recursive_directory_iterator(root / folder)) {
+      const fs::path& path = entry.path();
+      if (!entry.is_regular_file() ||
+          (path.extension() != ".jsonl" && path.extension() != ".json")) {
+        continue;
+      }
+      std::ifstream in(path, std::ios::binary);
+      std::ostringstream text;
+      text << in.rdbuf();
+      files.push_back({path.string(), text.str(), format});
+    }
+  }
+  return files;
 }
 
 std::string encode_all(std::vector<Message>& messages, Format to) {
