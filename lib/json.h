@@ -34,18 +34,25 @@ namespace convo {
 #if defined(__SANITIZE_ADDRESS__)
 #define CONVO_NO_JSON_SIMD
 #endif
+//
+// The writer is included before SIMD is switched on, so that it escapes byte by
+// byte: RapidJSON 1.1.0's SIMD string writer lets the control characters 0x1A-0x1F
+// through unescaped (it compares with 0x19), and ANSI escapes (0x1B), common in tool
+// output, would make invalid JSON. The reader, included after, scans with SIMD.
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 #if !defined(CONVO_NO_JSON_SIMD) && !defined(RAPIDJSON_SSE2) && !defined(RAPIDJSON_SSE42) && \
     !defined(RAPIDJSON_NEON)
 #if defined(__SSE2__)
 #define RAPIDJSON_SSE2
+#define RAPIDJSON_SIMD  // what rapidjson.h, included above without it, would have set
 #elif defined(__ARM_NEON)
 #define RAPIDJSON_NEON
+#define RAPIDJSON_SIMD
 #endif
 #endif
 
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 namespace convo {
 

@@ -104,3 +104,20 @@ TEST_CASE("json_assertion_failed turns misuse into an exception", "[json]") {
   REQUIRE_FALSE(parse_json("1", doc));
   CHECK_THROWS_AS(doc.GetString(), std::logic_error);
 }
+
+TEST_CASE("control characters are escaped when written, ANSI escapes included", "[json]") {
+  // Long enough for RapidJSON's 16-byte string scanning, with ESC at every offset.
+  std::string text;
+  for (int i = 0; i < 40; ++i) {
+    text += "ab\x1b[2K\x1a\x1f";
+  }
+  convo::JsonDoc doc;
+  doc.SetString(text.data(), static_cast<rapidjson::SizeType>(text.size()), doc.GetAllocator());
+  std::string json = convo::to_json(doc);
+  CHECK(json.find('\x1b') == std::string::npos);
+  CHECK(json.find('\x1a') == std::string::npos);
+  CHECK(json.find('\x1f') == std::string::npos);
+  convo::JsonDoc back;
+  REQUIRE_FALSE(convo::parse_json(json, back));
+  CHECK(std::string(convo::view_of(back)) == text);
+}
