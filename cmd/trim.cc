@@ -30,12 +30,12 @@ struct TrimArgs {
 constexpr const char* k_help = R"(Keep the part of each conversation that fits in a token budget.
 
 Examples:
-  convo trim --max-tokens 8000 session.jsonl
-  convo trim --max-tokens 8000 --include-system --start-on human chat.jsonl
-  convo trim --max-tokens 2000 --strategy first --end-on ai chat.jsonl
-  convo trim --max-tokens 50 --allow-partial chat.jsonl
-  convo trim --max-tokens 20 --token-counter messages session.jsonl
-  convo trim --max-tokens 8000 --token-counter usage session.jsonl
+  convo trim --max-tokens 300 session.jsonl
+  convo trim --max-tokens 100 --include-system --start-on human chat.jsonl
+  convo trim --max-tokens 135 --strategy first --end-on ai chat.jsonl
+  convo trim --max-tokens 30 --allow-partial notes.jsonl
+  convo trim --max-tokens 6 --token-counter messages chat.jsonl
+  convo trim --max-tokens 300 --token-counter usage session.jsonl
 
 LangChain's trim_messages semantics (strategy last by default), except that a
 tool call and its results, and the records of one API response, are kept or
@@ -98,7 +98,7 @@ void add_trim(CLI::App& app, Runner& run) {
       ->capture_default_str()
       ->check(one_of(token_counter_names(), "token counter"));
   sub->add_option("--chars-per-token", args->chars_per_token,
-                  "Characters per token for approx (and usage's fallback)")
+                  "Characters per token for approx and usage's fallback (default 4)")
       ->capture_default_str()
       ->option_text("X")
       ->check(CLI::Validator(
