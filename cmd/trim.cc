@@ -134,12 +134,12 @@ void add_trim(CLI::App& app, Runner& run) {
     GroupBy grouping = group_by(args->conversation);
     run = [args, options, counting, grouping] {
       std::shared_ptr<const TokenCounter> counter = make_token_counter(counting);
-      return run_stream_command(args->input, args->output, [options, counter, grouping] {
-        return std::make_unique<ConversationStage>(
-            [options, counter](std::vector<Message> conversation) {
-              return trim(std::move(conversation), options, *counter);
-            },
-            grouping);
+      std::optional<Format> to;
+      if (!args->output.to.empty()) {
+        to = parse_format(args->output.to);
+      }
+      return run_stream_command(args->input, args->output, [options, counter, grouping, to] {
+        return make_trim_stage(options, counter, grouping, to);
       });
     };
   });

@@ -198,6 +198,7 @@ std::vector<std::int64_t> TokenCounter::count_conversation(
   for (const Message& message : conversation) {
     counts.push_back(count_message(message));
   }
+  count_across(conversation, counts);
   return counts;
 }
 
@@ -233,9 +234,8 @@ class UsageCounter final : public TokenCounter {
  public:
   explicit UsageCounter(double chars_per_token) : m_chars_per_token(chars_per_token) {}
 
-  std::vector<std::int64_t> count_conversation(
-      std::span<const Message> conversation) const override {
-    std::vector<std::int64_t> counts(conversation.size(), 0);
+  void count_across(std::span<const Message> conversation,
+                    std::span<std::int64_t> counts) const override {
     std::vector<std::size_t> starts = response_starts(conversation);
     // The largest recorded output of each response, at its first record; -1: none.
     std::vector<std::int64_t> output(conversation.size(), -1);
@@ -246,13 +246,10 @@ class UsageCounter final : public TokenCounter {
     }
     for (std::size_t i = 0; i < conversation.size(); ++i) {
       std::int64_t response = output[starts[i]];
-      if (response < 0) {
-        counts[i] = approx_tokens(conversation[i], m_chars_per_token);
-      } else {
+      if (response >= 0) {
         counts[i] = starts[i] == i ? response : 0;
       }
     }
-    return counts;
   }
 
   std::int64_t count_message(const Message& message) const override {

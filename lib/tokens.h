@@ -56,13 +56,24 @@ class TokenCounter {
  public:
   virtual ~TokenCounter() = default;
 
-  // The tokens of every message of `conversation`, in order; records that are not
-  // turns count 0. The default counts each message with `count_message`.
-  virtual std::vector<std::int64_t> count_conversation(std::span<const Message> conversation) const;
-
   // The tokens of `message` on its own. A message that a stage changed (`modified`)
   // is counted by what it holds now: recorded usage no longer describes it.
   virtual std::int64_t count_message(const Message& message) const = 0;
+
+  // Turns the counts of messages on their own (`counts[i]` is `count_message` of
+  // `conversation[i]`) into their counts within the conversation, for counters that
+  // look across messages (usage: a response split over records counts once). Reads
+  // only kinds, roles, envelopes and usage, never content. The default changes
+  // nothing.
+  virtual void count_across(std::span<const Message> conversation,
+                            std::span<std::int64_t> counts) const {
+    (void)conversation;
+    (void)counts;
+  }
+
+  // The tokens of every message of `conversation`, in order; records that are not
+  // turns count 0: `count_message` of each, then `count_across`.
+  std::vector<std::int64_t> count_conversation(std::span<const Message> conversation) const;
 };
 
 // The counter `options` describe.

@@ -434,6 +434,49 @@ TEST_CASE("trim never separates tool calls from results, on generated conversati
   CHECK(runs > 10000);
 }
 
+TEST_CASE("the trim stage gives what trim gives, releasing and decoding again", "[trim]") {
+  class Collect final : public MessageSink {
+   public:
+    void put(Message&& message) override { out.push_back(std::move(message)); }
+    std::vector<Message> out;
+  };
+  std::mt19937 rng(99);
+  auto counter = std::shared_ptr<const TokenCounter>(
+      make_token_counter({TokenCounterKind::usage, k_chars_per_token}));
+  int cut = 0;
+  for (int n = 0; n < 60; ++n) {
+    std::string text = n % 2 ? claude_code_conversation(rng) : openai_conversation(rng);
+    std::vector<Message> input = read_messages(text);
+    std::int64_t whole = total(input, *counter);
+    for (std::int64_t max : {whole / 5, whole / 2, whole - 3}) {
+      TrimOptions options = budget(max, n % 4 < 2 ? TrimStrategy::last : TrimStrategy::first);
+      options.allow_partial = true;
+      options.text_splitter = TextSplitter::space;
+      std::vector<Message> expected = trim(input, options, *counter);
+      for (std::optional<Format> to : {std::optional<Format>{}, std::optional<Format>{Format::anthropic}}) {
+        auto stage = make_trim_stage(options, counter, GroupBy::session, to);
+        Collect sink;
+        for (const Message& message : input) {
+          stage->push(Message(message), sink);
+        }
+        stage->finish(sink);
+        REQUIRE(sink.out.size() == expected.size());
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+          CHECK(sink.out[i].raw == expected[i].raw);
+          CHECK(sink.out[i].modified == expected[i].modified);
+          if (expected[i].modified) {
+            ++cut;
+            CHECK(sink.out[i].content.text == expected[i].content.text);
+            CHECK(sink.out[i].content.blocks.size() == expected[i].content.blocks.size());
+            CHECK(sink.out[i].json != nullptr);  // decoded again, so it can be encoded
+          }
+        }
+      }
+    }
+  }
+  CHECK(cut > 20);
+}
+
 TEST_CASE("trim keeps a conversation that fits whole and in order", "[trim]") {
   std::mt19937 rng(7);
   for (int n = 0; n < 40; ++n) {

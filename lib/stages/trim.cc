@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 
+#include "formats/format.h"
+#include "io/record_reader.h"
 #include "text_match.h"
 #include "tool_links.h"
 
@@ -61,9 +64,6 @@ std::size_t largest_fitting(std::size_t low, std::size_t high, Fits fits) {
 // `side`, as a string content. nullopt when nothing fits.
 std::optional<Message> cut(const Message& message, Side side, std::int64_t room,
                            TextSplitter splitter, const TokenCounter& counter) {
-  if (room < 0 || !can_cut(message)) {
-    return std::nullopt;
-  }
   Message part = message;
   part.modified = true;
   const Content& content = message.content;
@@ -127,15 +127,21 @@ struct Window {
   std::optional<Message> cut_message;
 };
 
+// The message as it was read, for cutting: the message itself, or (for a message
+// whose content was released as it was held) decoded again from its bytes.
+// `index` is its place in the conversation.
+using Restore = std::function<Message(const Message& message, std::size_t index)>;
+
 class Trimmer {
  public:
-  Trimmer(const std::vector<Message>& conversation, const TrimOptions& options,
-          const TokenCounter& counter)
+  // `counts[i]` is the tokens of `conversation[i]` within the conversation.
+  Trimmer(const std::vector<Message>& conversation, const std::vector<std::int64_t>& counts,
+          const TrimOptions& options, const TokenCounter& counter, Restore restore)
       : m_conversation(conversation),
         m_options(options),
         m_counter(counter),
+        m_restore(std::move(restore)),
         m_units(atomic_units(conversation)) {
-    std::vector<std::int64_t> counts = counter.count_conversation(conversation);
     m_tokens.reserve(m_units.size());
     for (const AtomicUnit& unit : m_units) {
       std::int64_t sum = 0;
@@ -242,8 +248,13 @@ class Trimmer {
     if (m_units[unit].turns != 1) {
       return;
     }
-    std::optional<Message> part = cut(m_conversation[m_units[unit].first_turn], side, room,
-                                      m_options.text_splitter, m_counter);
+    const std::size_t index = m_units[unit].first_turn;
+    const Message& message = m_conversation[index];
+    if (room < 0 || !can_cut(message)) {
+      return;
+    }
+    std::optional<Message> part =
+        cut(m_restore(message, index), side, room, m_options.text_splitter, m_counter);
     if (part) {
       w.cut_unit = unit;
       w.cut_message = std::move(part);
@@ -253,6 +264,7 @@ class Trimmer {
   const std::vector<Message>& m_conversation;
   const TrimOptions& m_options;
   const TokenCounter& m_counter;
+  Restore m_restore;
   std::vector<AtomicUnit> m_units;
   std::vector<std::int64_t> m_tokens;  // per unit
 };
@@ -326,15 +338,125 @@ std::vector<std::string> split_text(std::string_view text, TextSplitter splitter
   }
 }
 
-std::vector<Message> trim(std::vector<Message> conversation, const TrimOptions& options,
-                          const TokenCounter& counter) {
-  check_trim_options(options);
+namespace {
+
+std::vector<Message> trim_counted(std::vector<Message> conversation,
+                                  const std::vector<std::int64_t>& counts,
+                                  const TrimOptions& options, const TokenCounter& counter,
+                                  Restore restore) {
   if (conversation.empty()) {
     return conversation;
   }
-  Trimmer trimmer(conversation, options, counter);
+  Trimmer trimmer(conversation, counts, options, counter, std::move(restore));
   Window window = options.strategy == TrimStrategy::first ? trimmer.first() : trimmer.last();
   return trimmer.take(conversation, window);
+}
+
+// Drops what trim does not look at from a message that will be written as its
+// original bytes: its text, tool inputs and results, media data, and its parsed
+// JSON. Kept: kind, role, names, envelope, usage, and each block's type and ids
+// (for tool links and message types).
+void release_content(Message& message) {
+  auto release = [](std::string& s) { std::string().swap(s); };
+  release(message.content.text);
+  for (Block& block : message.content.blocks) {
+    release(block.text);
+    release(block.input);
+    release(block.cache_control);
+    release(block.source.data);
+    block.signature.reset();
+    block.result = Content{};
+    block.json = nullptr;
+    block.input_value = nullptr;
+    block.json_owner.reset();
+  }
+  message.json = nullptr;
+  message.source.reset();
+}
+
+// A message decoded again from its original bytes (one record of its format).
+Message decode_again(const Message& message) {
+  Record record;
+  record.raw = message.raw;
+  record.where = message.where;
+  record.source = std::make_shared<Source>();
+  record.source->text = message.raw;
+  if (!parse_json_in_place(record.source->text, record.source->doc)) {
+    throw Error(message.where, "cannot read this record again to cut it");
+  }
+  std::vector<Message> decoded;
+  format_info(message.origin).make_decoder()->decode(std::move(record), decoded);
+  if (decoded.size() != 1) {
+    throw Error(message.where, "cannot read this record again to cut it");
+  }
+  return std::move(decoded.front());
+}
+
+// Holds one conversation at a time (through ConversationStage), counting each
+// message's tokens as it comes and releasing the content of those that will be
+// written as their bytes.
+class TrimStage final : public StreamStage {
+ public:
+  TrimStage(const TrimOptions& options, std::shared_ptr<const TokenCounter> counter,
+            GroupBy group_by, std::optional<Format> to)
+      : m_options(options),
+        m_counter(std::move(counter)),
+        m_to(to),
+        m_conversations([this](std::vector<Message> conversation) { return trim_held(std::move(conversation)); },
+                        group_by) {}
+
+  void push(Message&& message, MessageSink& next) override {
+    m_counts.push_back(m_counter->count_message(message));
+    bool own_bytes = !message.container && message.origin != Format::none &&
+                     (!m_to || *m_to == message.origin) && !message.raw.empty();
+    m_released.push_back(own_bytes && message.kind != Kind::invalid);
+    if (m_released.back()) {
+      release_content(message);
+    }
+    m_conversations.push(std::move(message), next);
+  }
+
+  void finish(MessageSink& next) override { m_conversations.finish(next); }
+
+ private:
+  // ConversationStage hands over the messages held so far; the message that made it
+  // flush (the first of the next session) has been counted already and stays.
+  std::vector<Message> trim_held(std::vector<Message> conversation) {
+    const std::size_t n = conversation.size();
+    std::vector<std::int64_t> counts(m_counts.begin(), m_counts.begin() + static_cast<std::ptrdiff_t>(n));
+    std::vector<bool> released(m_released.begin(), m_released.begin() + static_cast<std::ptrdiff_t>(n));
+    m_counts.erase(m_counts.begin(), m_counts.begin() + static_cast<std::ptrdiff_t>(n));
+    m_released.erase(m_released.begin(), m_released.begin() + static_cast<std::ptrdiff_t>(n));
+    m_counter->count_across(conversation, counts);
+    Restore restore = [&released](const Message& message, std::size_t index) {
+      return released[index] ? decode_again(message) : message;
+    };
+    return trim_counted(std::move(conversation), counts, m_options, *m_counter, restore);
+  }
+
+  TrimOptions m_options;
+  std::shared_ptr<const TokenCounter> m_counter;
+  std::optional<Format> m_to;
+  std::vector<std::int64_t> m_counts;  // of the messages held, and of one more at most
+  std::vector<bool> m_released;
+  ConversationStage m_conversations;
+};
+
+}  // namespace
+
+std::vector<Message> trim(std::vector<Message> conversation, const TrimOptions& options,
+                          const TokenCounter& counter) {
+  check_trim_options(options);
+  std::vector<std::int64_t> counts = counter.count_conversation(conversation);
+  return trim_counted(std::move(conversation), counts, options, counter,
+                      [](const Message& message, std::size_t) { return message; });
+}
+
+std::unique_ptr<StreamStage> make_trim_stage(const TrimOptions& options,
+                                             std::shared_ptr<const TokenCounter> counter,
+                                             GroupBy group_by, std::optional<Format> to) {
+  check_trim_options(options);
+  return std::make_unique<TrimStage>(options, std::move(counter), group_by, to);
 }
 
 }  // namespace convo

@@ -6,12 +6,17 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "conversation.h"
+#include "formats/format.h"
 #include "message.h"
 #include "message_types.h"
+#include "pipeline.h"
 #include "tokens.h"
 
 namespace convo {
@@ -71,5 +76,17 @@ std::vector<std::string> split_text(std::string_view text, TextSplitter splitter
 // stay with their unit.
 std::vector<Message> trim(std::vector<Message> conversation, const TrimOptions& options,
                           const TokenCounter& counter);
+
+// `trim` over a stream: conversations as ConversationStage makes them (`group_by`).
+// Memory: one conversation. Each message's tokens are counted as it arrives; a
+// message that will be written as its own bytes (`to` is its format or nullopt, and
+// it is not part of a multi-message document) then keeps only those bytes and what
+// trim looks at (kinds, roles, envelopes, block types and tool ids), so a held
+// conversation costs little more than its size in bytes. The one message
+// --allow-partial cuts is decoded again from its bytes. Throws like
+// `check_trim_options`.
+std::unique_ptr<StreamStage> make_trim_stage(const TrimOptions& options,
+                                             std::shared_ptr<const TokenCounter> counter,
+                                             GroupBy group_by, std::optional<Format> to);
 
 }  // namespace convo
