@@ -117,8 +117,8 @@ std::optional<Message> cut(const Message& message, Side side, std::int64_t room,
   return part;
 }
 
-// What trim keeps: units [from, to), the system unit before them, and the message
-// at `cut_index` replaced by `cut_message`.
+// What trim keeps: units [from, to), the system unit before them, and in unit
+// `cut_unit` its one message replaced by `cut_message`.
 struct Window {
   bool system = false;  // unit 0 is the system message, kept apart
   std::size_t from = 0;
