@@ -118,7 +118,7 @@ void add_trim(CLI::App& app, Runner& run) {
     options.allow_partial = args->allow_partial;
     options.start_on = TypeSet::parse(args->start_on);
     options.end_on = TypeSet::parse(args->end_on);
-    options.text_splitter = parse_text_splitter(args->text_splitter);
+    options.text_splitter = *parse_text_splitter(args->text_splitter);
     TokenCountOptions counting;
     counting.kind = *parse_token_counter(args->token_counter);
     counting.chars_per_token = args->chars_per_token;

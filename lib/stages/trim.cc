@@ -8,7 +8,6 @@
 
 #include "formats/format.h"
 #include "io/record_reader.h"
-#include "text_match.h"
 #include "tool_links.h"
 
 namespace convo {
@@ -276,7 +275,7 @@ const std::vector<std::string>& text_splitter_names() {
   return names;
 }
 
-TextSplitter parse_text_splitter(std::string_view name) {
+std::optional<TextSplitter> parse_text_splitter(std::string_view name) {
   if (name == "newline") {
     return TextSplitter::newline;
   }
@@ -286,13 +285,7 @@ TextSplitter parse_text_splitter(std::string_view name) {
   if (name == "char") {
     return TextSplitter::character;
   }
-  std::string hint = closest_match(name, text_splitter_names());
-  throw Error(hint.empty() ? fmt::format("unknown text splitter '{}' (choose from newline, "
-                                         "space, char)",
-                                         name)
-                           : fmt::format("unknown text splitter '{}' (did you mean '{}'?)", name,
-                                         hint),
-              ExitCode::usage);
+  return std::nullopt;
 }
 
 void check_trim_options(const TrimOptions& options) {

@@ -48,8 +48,8 @@ struct TrimOptions {
 
 // The names of the splitters as on the command line: newline, space, char.
 const std::vector<std::string>& text_splitter_names();
-// The splitter called `name`; throws convo::Error (usage) for another name.
-TextSplitter parse_text_splitter(std::string_view name);
+// The splitter called `name`, or nullopt.
+std::optional<TextSplitter> parse_text_splitter(std::string_view name);
 
 // Throws convo::Error (ExitCode::usage) for what LangChain rejects too: --start-on or
 // --include-system with strategy first; and for a negative budget.
