@@ -86,5 +86,6 @@ void add_split_blocks(CLI::App& app, Runner& run);
 void add_filter(CLI::App& app, Runner& run);
 void add_merge_runs(CLI::App& app, Runner& run);
 void add_buffer_string(CLI::App& app, Runner& run);
+void add_trim(CLI::App& app, Runner& run);
 
 }  // namespace convo::cli

@@ -130,7 +130,14 @@ function runCase(convo, c, scratch) {
   const theirs = run(process.execPath, [join(here, "oracle.mjs"), ...c.oracle], input);
   const where = `  convo ${c.convo.join(" ")} ${c.input}\n  node oracle.mjs ${c.oracle.join(" ")} < ${c.input}`;
   if (ours.code !== 0) return `convo failed (exit ${ours.code}):\n${where}\n${ours.stderr}`;
-  if (theirs.code !== 0) return `LangChain failed (exit ${theirs.code}):\n${where}\n${theirs.stderr}`;
+  if (theirs.code !== 0) {
+    // A LangChain bug may be a crash (trimMessages returning [undefined]).
+    if (c.differs) {
+      console.log(`${c.name}: differs as expected (LangChain failed): ${c.differs}`);
+      return null;
+    }
+    return `LangChain failed (exit ${theirs.code}):\n${where}\n${theirs.stderr}`;
+  }
   const kind = c.oracle[0] === "buffer-string" ? "text" : "messages";
   const difference = compare(kind, ours.stdout, theirs.stdout);
   if (c.differs) {
