@@ -81,6 +81,40 @@ BlockType block_type_for_mime(std::string_view mime) {
   return BlockType::file;
 }
 
+// The media type OpenCode must be told for a block given by URL without one: from
+// the URL's extension, else the kind's wildcard ("image/*"), which reads back as
+// the same kind of block.
+std::string mime_of(const Block& block) {
+  if (!block.source.media_type.empty()) {
+    return block.source.media_type;
+  }
+  static constexpr std::pair<std::string_view, std::string_view> k_extensions[] = {
+      {".png", "image/png"},  {".jpg", "image/jpeg"},      {".jpeg", "image/jpeg"},
+      {".gif", "image/gif"},  {".webp", "image/webp"},     {".pdf", "application/pdf"},
+      {".mp3", "audio/mpeg"}, {".wav", "audio/wav"},       {".mp4", "video/mp4"},
+      {".txt", "text/plain"}, {".json", "application/json"},
+  };
+  std::string_view url = block.source.data;
+  url = url.substr(0, url.find_first_of("?#"));
+  for (const auto& [extension, mime] : k_extensions) {
+    if (url.size() > extension.size() && url.substr(url.size() - extension.size()) == extension) {
+      return std::string(mime);
+    }
+  }
+  switch (block.type) {
+    case BlockType::image:
+      return "image/*";
+    case BlockType::audio:
+      return "audio/*";
+    case BlockType::video:
+      return "video/*";
+    case BlockType::document:
+      return "application/pdf";
+    default:
+      return "application/octet-stream";
+  }
+}
+
 // --- Detection ---
 
 bool is_with_parts(const JsonValue& record) {
@@ -497,6 +531,9 @@ class OpenCodeEncoder final : public EncoderBase {
         drop(fmt::format("{} messages", role_name(own.role)), own);
         return;
     }
+    if (!own.name.empty()) {
+      drop("message names", own);
+    }
     if (own.role == Role::assistant && own.has_tool_uses()) {
       m_held.push_back(std::move(own));  // until its results have come
       return;
@@ -751,8 +788,7 @@ class OpenCodeEncoder final : public EncoderBase {
     w.Key("type");
     w.String("file");
     w.Key("mime");
-    write_string(w, block.source.media_type.empty() ? std::string_view("application/octet-stream")
-                                                    : std::string_view(block.source.media_type));
+    write_string(w, mime_of(block));
     if (!block.name.empty()) {
       w.Key("filename");
       write_string(w, block.name);
