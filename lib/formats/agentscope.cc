@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 
 #include "formats/fields.h"
 #include "formats/json_out.h"
@@ -333,10 +332,8 @@ class AgentScopeEncoder final : public EncoderBase {
     } else if (turns.size() > 1) {
       role = "assistant";
     }
-    for (const Block* block : blocks) {
-      if (block->type == BlockType::tool_use && !block->name.empty()) {
-        m_tool_names[block->id] = block->name;
-      }
+    for (const Message* turn : turns) {
+      m_tool_names.note(*turn);
     }
     rapidjson::StringBuffer buffer;
     JsonWriter writer(buffer);
@@ -473,12 +470,7 @@ class AgentScopeEncoder final : public EncoderBase {
       }
       case BlockType::tool_result: {
         object.set_string("type", "tool_result").set_string("id", block.id);
-        std::string name = block.name;
-        if (name.empty()) {
-          auto known = m_tool_names.find(block.id);
-          name = known != m_tool_names.end() ? known->second : std::string();
-        }
-        object.set_string("name", name);
+        object.set_string("name", m_tool_names.name_for(block));
         object.set("output", [&](JsonWriter& ow) { write_output(ow, m, block.result, v2); });
         if (!same) {
           if (v2) {
@@ -528,9 +520,7 @@ class AgentScopeEncoder final : public EncoderBase {
     w.EndArray();
   }
 
-  // Tool names by call id, so that a result written from a format whose results
-  // carry no name (OpenAI, Anthropic) gets its tool's name.
-  std::map<std::string, std::string> m_tool_names;
+  ToolNames m_tool_names;
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "formats/fields.h"
 #include "formats/json_out.h"
 #include "formats/object_writer.h"
+#include "formats/tool_turns.h"
 
 namespace convo {
 
@@ -726,6 +727,7 @@ class LangChainEncoder final : public EncoderBase {
       }
       return;
     }
+    m_tool_names.note(message);
     // Tool results become tool messages, one per result, ahead of the rest of the
     // message (LangChain, like OpenAI, has a message per tool result).
     std::vector<const Block*> rest;
@@ -834,7 +836,7 @@ class LangChainEncoder final : public EncoderBase {
         write_content(w, m, result.result, {}, drop_block, /*string_ok=*/true,
                       find_member_or_null(original, "content"));
       });
-      set_optional(d, "name", result.name, full);
+      set_optional(d, "name", m_tool_names.name_for(result), full);
       set_optional(d, "id", original.at ? std::string_view(m.id) : std::string_view(), full);
       d.set_string("tool_call_id", result.id);
       if (full) {
@@ -922,7 +924,8 @@ class LangChainEncoder final : public EncoderBase {
           });
         }
         if (!m.usage.empty()) {
-          d.set("usage_metadata", [&](JsonWriter& w) { write_usage(w, m); });
+          const JsonValue* was = original.member("usage_metadata");
+          d.set("usage_metadata", [&, was](JsonWriter& w) { write_usage(w, m, was); });
         } else if (full) {
           d.set_null("usage_metadata");
         }
@@ -989,38 +992,38 @@ class LangChainEncoder final : public EncoderBase {
     object.write();
   }
 
-  static void write_usage(JsonWriter& w, const Message& m) {
+  // The usage, patched into `original` (null: a new one) so that counts convo does
+  // not model (audio) stay.
+  static void write_usage(JsonWriter& w, const Message& m, const JsonValue* original) {
     const Usage& u = m.usage;
     std::int64_t in = u.input.value_or(0);
     std::int64_t out = u.output.value_or(0);
-    w.StartObject();
-    w.Key("input_tokens");
-    w.Int64(in);
-    w.Key("output_tokens");
-    w.Int64(out);
-    w.Key("total_tokens");
-    w.Int64(u.total.value_or(in + out));
+    ObjectWriter usage(w, original != nullptr && original->IsObject() ? original : nullptr);
+    usage.set_int("input_tokens", in);
+    usage.set_int("output_tokens", out);
+    usage.set_int("total_tokens", u.total.value_or(in + out));
+    const JsonValue* in_was = original != nullptr ? find_member(*original, "input_token_details") : nullptr;
     if (u.cache_read || u.cache_write) {
-      w.Key("input_token_details");
-      w.StartObject();
-      if (u.cache_read) {
-        w.Key("cache_read");
-        w.Int64(*u.cache_read);
-      }
-      if (u.cache_write) {
-        w.Key("cache_creation");
-        w.Int64(*u.cache_write);
-      }
-      w.EndObject();
+      usage.set("input_token_details", [&](JsonWriter& dw) {
+        ObjectWriter d(dw, in_was != nullptr && in_was->IsObject() ? in_was : nullptr);
+        if (u.cache_read) {
+          d.set_int("cache_read", *u.cache_read);
+        }
+        if (u.cache_write) {
+          d.set_int("cache_creation", *u.cache_write);
+        }
+        d.write();
+      });
     }
+    const JsonValue* out_was = original != nullptr ? find_member(*original, "output_token_details") : nullptr;
     if (u.reasoning) {
-      w.Key("output_token_details");
-      w.StartObject();
-      w.Key("reasoning");
-      w.Int64(*u.reasoning);
-      w.EndObject();
+      usage.set("output_token_details", [&](JsonWriter& dw) {
+        ObjectWriter d(dw, out_was != nullptr && out_was->IsObject() ? out_was : nullptr);
+        d.set_int("reasoning", *u.reasoning);
+        d.write();
+      });
     }
-    w.EndObject();
+    usage.write();
   }
 
   // Writes a content: `content` itself when it is a string or empty; otherwise the
@@ -1193,6 +1196,8 @@ class LangChainEncoder final : public EncoderBase {
     }
     block.json->Accept(w);
   }
+
+  ToolNames m_tool_names;
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "formats/json_out.h"
 #include "formats/langchain.h"
 #include "formats/object_writer.h"
+#include "formats/tool_turns.h"
 
 namespace convo {
 
@@ -331,6 +332,7 @@ class SynapticEncoder final : public EncoderBase {
       drop("legacy function messages", message);
       return;
     }
+    m_tool_names.note(message);
     std::vector<const Block*> rest;
     bool had_results = false;
     if (message.content.is_blocks()) {
@@ -487,8 +489,8 @@ class SynapticEncoder final : public EncoderBase {
     if (same && !m.id.empty()) {
       object.set_string("id", m.id);
     }
-    if (!result.name.empty()) {
-      object.set_string("name", result.name);
+    if (std::string_view name = m_tool_names.name_for(result); !name.empty()) {
+      object.set_string("name", name);
     }
     if (result.is_error.value_or(false)) {
       drop("tool error flags", m);
@@ -577,7 +579,8 @@ class SynapticEncoder final : public EncoderBase {
       });
     }
     if (m.role == Role::assistant && !m.usage.empty()) {
-      object.set("usage_metadata", [&](JsonWriter& w) { write_usage(w, m.usage); });
+      const JsonValue* was = original != nullptr ? find_member(*original, "usage_metadata") : nullptr;
+      object.set("usage_metadata", [&, was](JsonWriter& w) { write_usage(w, m.usage, was); });
     }
     if (!invalid.empty()) {
       object.set("invalid_tool_calls", [&](JsonWriter& w) {
@@ -634,32 +637,32 @@ class SynapticEncoder final : public EncoderBase {
     object.write();
   }
 
-  static void write_usage(JsonWriter& w, const Usage& u) {
+  // The usage, patched into `original` (null: a new one) so that counts convo does
+  // not model (audio) stay.
+  static void write_usage(JsonWriter& w, const Usage& u, const JsonValue* original) {
     std::int64_t in = u.input.value_or(0);
     std::int64_t out = u.output.value_or(0);
-    w.StartObject();
-    w.Key("input_tokens");
-    w.Int64(in);
-    w.Key("output_tokens");
-    w.Int64(out);
-    w.Key("total_tokens");
-    w.Int64(u.total.value_or(in + out));
-    if (u.cache_read) {
-      w.Key("input_details");
-      w.StartObject();
-      w.Key("cached");
-      w.Int64(*u.cache_read);
-      w.EndObject();
-    }
-    if (u.reasoning) {
-      w.Key("output_details");
-      w.StartObject();
-      w.Key("reasoning");
-      w.Int64(*u.reasoning);
-      w.EndObject();
-    }
-    w.EndObject();
+    ObjectWriter usage(w, original != nullptr && original->IsObject() ? original : nullptr);
+    usage.set_int("input_tokens", in);
+    usage.set_int("output_tokens", out);
+    usage.set_int("total_tokens", u.total.value_or(in + out));
+    auto details = [&](std::string_view key, std::string_view field, std::optional<std::int64_t> value) {
+      if (!value) {
+        return;
+      }
+      const JsonValue* was = original != nullptr ? find_member(*original, key) : nullptr;
+      usage.set(key, [was, field, value](JsonWriter& dw) {
+        ObjectWriter d(dw, was != nullptr && was->IsObject() ? was : nullptr);
+        d.set_int(field, *value);
+        d.write();
+      });
+    };
+    details("input_details", "cached", u.cache_read);
+    details("output_details", "reasoning", u.reasoning);
+    usage.write();
   }
+
+  ToolNames m_tool_names;
 };
 
 }  // namespace

@@ -5,6 +5,9 @@
 // join the turns back.
 #pragma once
 
+#include <map>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "message.h"
@@ -21,5 +24,20 @@ struct ToolTurn {
 // tool_result blocks and other blocks. Runs of tool_result blocks become turns of
 // Role::tool; the others keep `role`. A record without tool results is one turn.
 std::vector<ToolTurn> split_tool_turns(std::vector<Block> blocks, Role role);
+
+// Tool names by call id, remembered from the tool calls an encoder has written, so
+// that a result written in a format that names the tool (LangChain, Synaptic,
+// AgentScope) gets the name when its source format did not say it (OpenAI,
+// Anthropic). An encoder lives for one input, and so does what it remembers.
+class ToolNames {
+ public:
+  // Remembers the names of the tool_use blocks of `message`.
+  void note(const Message& message);
+  // The result's own name, else the name of the call it answers, else "".
+  std::string_view name_for(const Block& result) const;
+
+ private:
+  std::map<std::string, std::string, std::less<>> m_names;
+};
 
 }  // namespace convo
