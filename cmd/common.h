@@ -76,5 +76,6 @@ class StderrDiagnostics final : public Diagnostics {
 
 // One registration function per subcommand file, in the order of man/convo.1.
 void add_convert(CLI::App& app, Runner& run);
+void add_assemble(CLI::App& app, Runner& run);
 
 }  // namespace convo::cli

@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   convo::cli::Runner run;
   // The subcommands, in the order man/convo.1 lists them.
   convo::cli::add_convert(app, run);
+  convo::cli::add_assemble(app, run);
 
   auto usage_error = [](const std::string& what) {
     fmt::print(stderr, "convo: {}\nRun 'convo --help' for usage.\n", what);
