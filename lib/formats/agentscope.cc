@@ -115,6 +115,11 @@ void decode_block(const JsonValue& value, const std::string& path,
     } else if (input != nullptr && !input->IsNull()) {
       block.input_value = input;
     }
+    auto raw = optional_string(value, "raw_input", path);
+    if (raw && !raw->empty() && (input == nullptr || (input->IsObject() && input->ObjectEmpty()))) {
+      block.input_value = nullptr;
+      block.input = std::string(*raw);  // what the model wrote, when it was no object
+    }
   } else if (type == "tool_result") {
     block.type = BlockType::tool_result;
     block.id = std::string(optional_string(value, "id", path).value_or(""));
@@ -457,14 +462,16 @@ class AgentScopeEncoder final : public EncoderBase {
         if (call && (same || v2)) {
           object.set_string("input", block.input_json());
         } else {
-          object.set("input", [&block](JsonWriter& iw) {
-            if (!write_tool_input(iw, block)) {
-              iw.StartObject();  // AgentScope wants an object; the text is kept aside
-              iw.Key("raw_input");
-              write_string(iw, block.input_json());
-              iw.EndObject();
-            }
-          });
+          rapidjson::StringBuffer input_buffer;
+          JsonWriter input_writer(input_buffer);
+          if (write_tool_input(input_writer, block)) {
+            object.set_raw("input", std::string_view(input_buffer.GetString(), input_buffer.GetSize()));
+          } else {
+            // Arguments that are not an object: AgentScope keeps the model's text in
+            // `raw_input` beside an empty input.
+            object.set_raw("input", "{}");
+            object.set_string("raw_input", block.input_json());
+          }
         }
         break;
       }
