@@ -44,6 +44,11 @@ BENCHMARKS = [
     ("convert to own format", "cc", "{convo} convert --to claude-code {input}", "parse-only"),
     ("convert to own format", "oa", "{convo} convert --to openai {input}", "parse-only"),
     ("convert claude-code to openai", "cc", "{convo} convert --to openai {input}", "parse-only"),
+    ("convert openai to langchain", "oa", "{convo} convert --to langchain {input}", "parse-only"),
+    ("convert openai to synaptic", "oa", "{convo} convert --to synaptic {input}", "parse-only"),
+    ("convert openai to agentscope", "oa", "{convo} convert --to agentscope {input}", "parse-only"),
+    ("convert openai to opencode", "oa", "{convo} convert --to opencode {input}", "parse-only"),
+    ("convert claude-code to opencode", "cc", "{convo} convert --to opencode {input}", "parse-only"),
 ]
 
 # Streaming benchmarks whose peak memory must not grow with the input (--memory).

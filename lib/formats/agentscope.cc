@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "formats/anthropic_blocks.h"
 #include "formats/fields.h"
 #include "formats/json_out.h"
 #include "formats/object_writer.h"
@@ -52,23 +53,6 @@ int sniff_record(const JsonValue& record) {
 }
 
 // --- Decoding ---
-
-void decode_source(const JsonValue& block, const std::string& path, MediaSource& out) {
-  const JsonValue* source = optional_object(block, "source", path);
-  if (source == nullptr) {
-    return;
-  }
-  std::string source_path = member_path(path, "source");
-  std::string_view type = optional_string(*source, "type", source_path).value_or("");
-  out.media_type = std::string(optional_string(*source, "media_type", source_path).value_or(""));
-  if (type == "base64") {
-    out.type = MediaSource::Type::base64;
-    out.data = std::string(optional_string(*source, "data", source_path).value_or(""));
-  } else if (type == "url") {
-    out.type = MediaSource::Type::url;
-    out.data = std::string(optional_string(*source, "url", source_path).value_or(""));
-  }
-}
 
 BlockType media_block_type(std::string_view media_type) {
   if (media_type.substr(0, 6) == "image/") {
@@ -135,9 +119,9 @@ void decode_block(const JsonValue& value, const std::string& path,
     block.type = type == "image" ? BlockType::image
                  : type == "audio" ? BlockType::audio
                                    : BlockType::video;
-    decode_source(value, path, block.source);
+    decode_anthropic_source(value, path, block.source);
   } else if (type == "data") {
-    decode_source(value, path, block.source);
+    decode_anthropic_source(value, path, block.source);
     block.type = media_block_type(block.source.media_type);
     block.name = std::string(optional_string(value, "name", path).value_or(""));
   } else {
@@ -147,27 +131,8 @@ void decode_block(const JsonValue& value, const std::string& path,
 
 void decode_content(const JsonValue* value, const std::string& path,
                     const std::shared_ptr<const Source>& owner, Content& out) {
-  if (value == nullptr) {
-    out.form = Content::Form::absent;
-    return;
-  }
-  if (value->IsNull()) {
-    out.form = Content::Form::null;
-    return;
-  }
-  if (value->IsString()) {
-    out.form = Content::Form::string;
-    out.text = std::string(view_of(*value));
-    return;
-  }
-  if (!value->IsArray()) {
-    wrong_type(path, "a string or a list of content blocks", *value);
-  }
-  out.form = Content::Form::blocks;
-  out.blocks.resize(value->Size());
-  for (rapidjson::SizeType i = 0; i < value->Size(); ++i) {
-    decode_block((*value)[i], fmt::format("{}/{}", path, i), owner, out.blocks[i]);
-  }
+  decode_content_list(value, path, owner, out, decode_block,
+                      "a string or a list of content blocks");
 }
 
 Role decode_role(std::string_view role) {

@@ -7,7 +7,9 @@
 #include "formats/anthropic_blocks.h"
 #include "formats/fields.h"
 #include "formats/json_out.h"
+#include "formats/message_metadata.h"
 #include "formats/object_writer.h"
+#include "formats/openai.h"
 #include "formats/tool_turns.h"
 
 namespace convo {
@@ -282,22 +284,10 @@ BlockType media_type_of(std::string_view type) {
 
 void decode_block(const JsonValue& value, const std::string& path,
                   const std::shared_ptr<const Source>& owner, Block& block) {
-  block.json = &value;
-  block.json_owner = owner;
-  if (value.IsString()) {
-    block.type = BlockType::text;
-    block.text = std::string(view_of(value));
-    return;
-  }
-  if (!value.IsObject()) {
-    wrong_type(path, "a content block (a string or an object)", value);
-  }
-  auto type = optional_string(value, "type", path);
+  auto type = begin_block(value, path, owner, block, "a content block (a string or an object)");
   if (!type) {
-    block.type = BlockType::unknown;
     return;
   }
-  block.type_name = std::string(*type);
   const JsonValue* source = find_member(value, "source");
   if (*type == "text") {
     block.type = BlockType::text;
@@ -332,24 +322,7 @@ void decode_block(const JsonValue& value, const std::string& path,
                                block.result);
     } else {
       block.type = *type == "image" ? BlockType::image : BlockType::document;
-      std::string source_path = member_path(path, "source");
-      std::string_view kind = optional_string(*source, "type", source_path).value_or("");
-      block.source.media_type =
-          std::string(optional_string(*source, "media_type", source_path).value_or(""));
-      if (kind == "base64") {
-        block.source.type = MediaSource::Type::base64;
-        block.source.data = std::string(optional_string(*source, "data", source_path).value_or(""));
-      } else if (kind == "url") {
-        block.source.type = MediaSource::Type::url;
-        block.source.data = std::string(optional_string(*source, "url", source_path).value_or(""));
-      } else if (kind == "text") {
-        block.source.type = MediaSource::Type::text;
-        block.source.data = std::string(optional_string(*source, "data", source_path).value_or(""));
-      } else if (kind == "file") {
-        block.source.type = MediaSource::Type::file_id;
-        block.source.data =
-            std::string(optional_string(*source, "file_id", source_path).value_or(""));
-      }
+      decode_anthropic_source(value, path, block.source);
     }
   } else if (*type == "image_url") {
     block.type = BlockType::image;
@@ -379,40 +352,8 @@ void decode_block(const JsonValue& value, const std::string& path,
 
 void decode_content(const JsonValue* value, const std::string& path,
                     const std::shared_ptr<const Source>& owner, Content& out) {
-  if (value == nullptr) {
-    out.form = Content::Form::absent;
-    return;
-  }
-  if (value->IsNull()) {
-    out.form = Content::Form::null;
-    return;
-  }
-  if (value->IsString()) {
-    out.form = Content::Form::string;
-    out.text = std::string(view_of(*value));
-    return;
-  }
-  if (!value->IsArray()) {
-    wrong_type(path, "a string or a list of content blocks", *value);
-  }
-  out.form = Content::Form::blocks;
-  out.blocks.resize(value->Size());
-  for (rapidjson::SizeType i = 0; i < value->Size(); ++i) {
-    decode_block((*value)[i], fmt::format("{}/{}", path, i), owner, out.blocks[i]);
-  }
-}
-
-// Content that is a string becomes blocks, so that tool calls can join it.
-void to_blocks(Content& content) {
-  if (content.form == Content::Form::blocks) {
-    return;
-  }
-  std::string text = std::move(content.text);
-  content.text.clear();
-  content.form = Content::Form::blocks;
-  if (!text.empty()) {
-    content.blocks.push_back(Block::make_text(std::move(text)));
-  }
+  decode_content_list(value, path, owner, out, decode_block,
+                      "a string or a list of content blocks");
 }
 
 bool has_tool_use(const Content& content, std::string_view id) {
@@ -427,74 +368,43 @@ bool has_tool_use(const Content& content, std::string_view id) {
 void decode_tool_calls(const JsonValue& inner, const std::string& path,
                        const std::shared_ptr<const Source>& owner, Content& content) {
   const JsonValue* calls = find_member(inner, "tool_calls");
-  std::string calls_path = member_path(path, "tool_calls");
-  bool openai_style = false;
   if (calls == nullptr || calls->IsNull() || (calls->IsArray() && calls->Empty())) {
     // Old records keep OpenAI's raw tool calls in additional_kwargs; LangChain's
     // AIMessage reads them from there when tool_calls is empty.
-    const JsonValue* kwargs = find_member(inner, "additional_kwargs");
-    const JsonValue* raw = kwargs != nullptr ? find_member(*kwargs, "tool_calls") : nullptr;
-    if (raw == nullptr || !raw->IsArray() || raw->Empty()) {
-      return;
+    if (const JsonValue* kwargs = find_member(inner, "additional_kwargs");
+        kwargs != nullptr && kwargs->IsObject()) {
+      decode_openai_tool_calls(*kwargs, member_path(path, "additional_kwargs"), owner, content);
     }
-    calls = raw;
-    calls_path = member_path(member_path(path, "additional_kwargs"), "tool_calls");
-    openai_style = true;
+    return;
   }
-  if (!calls->IsArray()) {
-    wrong_type(calls_path, "a list of tool calls", *calls);
-  }
-  for (rapidjson::SizeType i = 0; i < calls->Size(); ++i) {
-    const JsonValue& call = (*calls)[i];
-    std::string call_path = fmt::format("{}/{}", calls_path, i);
-    if (!call.IsObject()) {
-      wrong_type(call_path, "a tool call (an object)", call);
-    }
+  for_each_object(calls, member_path(path, "tool_calls"), "a list of tool calls",
+                  "a tool call (an object)", [&](const JsonValue& call, const std::string& call_path) {
     Block block;
     block.type = BlockType::tool_use;
     block.type_name = "tool_use";
     block.json = &call;
     block.json_owner = owner;
     block.id = std::string(optional_string(call, "id", call_path).value_or(""));
-    if (openai_style) {
-      if (const JsonValue* function = optional_object(call, "function", call_path)) {
-        std::string function_path = member_path(call_path, "function");
-        block.name = std::string(optional_string(*function, "name", function_path).value_or(""));
-        block.input = std::string(optional_string(*function, "arguments", function_path).value_or(""));
-      }
-    } else {
-      block.name = std::string(optional_string(call, "name", call_path).value_or(""));
-      const JsonValue* args = find_member(call, "args");
-      if (args != nullptr && args->IsString()) {
-        block.input = std::string(view_of(*args));
-      } else if (args != nullptr && !args->IsNull()) {
-        block.input_value = args;
-      }
+    block.name = std::string(optional_string(call, "name", call_path).value_or(""));
+    const JsonValue* args = find_member(call, "args");
+    if (args != nullptr && args->IsString()) {
+      block.input = std::string(view_of(*args));
+    } else if (args != nullptr && !args->IsNull()) {
+      block.input_value = args;
     }
     if (has_tool_use(content, block.id)) {
-      continue;  // ChatAnthropic keeps the call in the content as well
+      return;  // ChatAnthropic keeps the call in the content as well
     }
-    to_blocks(content);
+    content_to_blocks(content);
     content.blocks.push_back(std::move(block));
-  }
+  });
 }
 
 void decode_invalid_tool_calls(const JsonValue& inner, const std::string& path,
                                const std::shared_ptr<const Source>& owner, Content& content) {
-  const JsonValue* calls = find_member(inner, "invalid_tool_calls");
-  if (calls == nullptr || calls->IsNull()) {
-    return;
-  }
-  std::string calls_path = member_path(path, "invalid_tool_calls");
-  if (!calls->IsArray()) {
-    wrong_type(calls_path, "a list of invalid tool calls", *calls);
-  }
-  for (rapidjson::SizeType i = 0; i < calls->Size(); ++i) {
-    const JsonValue& call = (*calls)[i];
-    std::string call_path = fmt::format("{}/{}", calls_path, i);
-    if (!call.IsObject()) {
-      wrong_type(call_path, "an invalid tool call (an object)", call);
-    }
+  for_each_object(find_member(inner, "invalid_tool_calls"), member_path(path, "invalid_tool_calls"),
+                  "a list of invalid tool calls", "an invalid tool call (an object)",
+                  [&](const JsonValue& call, const std::string& call_path) {
     Block block;
     block.type = BlockType::unknown;
     block.type_name = std::string(k_invalid_tool_call);
@@ -504,29 +414,9 @@ void decode_invalid_tool_calls(const JsonValue& inner, const std::string& path,
     block.name = std::string(optional_string(call, "name", call_path).value_or(""));
     block.input = std::string(optional_string(call, "args", call_path).value_or(""));
     block.text = std::string(optional_string(call, "error", call_path).value_or(""));
-    to_blocks(content);
+    content_to_blocks(content);
     content.blocks.push_back(std::move(block));
-  }
-}
-
-void decode_usage(const JsonValue& inner, const std::string& path, Usage& usage) {
-  const JsonValue* u = optional_object(inner, "usage_metadata", path);
-  if (u == nullptr) {
-    return;
-  }
-  std::string usage_path = member_path(path, "usage_metadata");
-  usage.input = optional_int(*u, "input_tokens", usage_path);
-  usage.output = optional_int(*u, "output_tokens", usage_path);
-  usage.total = optional_int(*u, "total_tokens", usage_path);
-  if (const JsonValue* in = optional_object(*u, "input_token_details", usage_path)) {
-    std::string in_path = member_path(usage_path, "input_token_details");
-    usage.cache_read = optional_int(*in, "cache_read", in_path);
-    usage.cache_write = optional_int(*in, "cache_creation", in_path);
-  }
-  if (const JsonValue* out = optional_object(*u, "output_token_details", usage_path)) {
-    usage.reasoning =
-        optional_int(*out, "reasoning", member_path(usage_path, "output_token_details"));
-  }
+  });
 }
 
 void decode_message(const JsonValue& record, const std::string& path, Message& message) {
@@ -545,19 +435,8 @@ void decode_message(const JsonValue& record, const std::string& path, Message& m
   message.id = std::string(optional_string(d, "id", p).value_or(""));
   std::string name(optional_string(d, "name", p).value_or(""));
   const JsonValue* kwargs = optional_object(d, "additional_kwargs", p);
-  if (const JsonValue* meta = optional_object(d, "response_metadata", p)) {
-    std::string meta_path = member_path(p, "response_metadata");
-    auto model = optional_string(*meta, "model_name", meta_path);
-    if (!model) {
-      model = optional_string(*meta, "model", meta_path);
-    }
-    message.envelope.model = std::string(model.value_or(""));
-    auto stop = optional_string(*meta, "finish_reason", meta_path);
-    if (!stop) {
-      stop = optional_string(*meta, "stop_reason", meta_path);
-    }
-    message.envelope.stop_reason = std::string(stop.value_or(""));
-  }
+  decode_response_metadata(d, p, message);
+
   const std::string_view base = at->base;
   if (base == "remove") {
     message.kind = Kind::remove;
@@ -574,7 +453,7 @@ void decode_message(const JsonValue& record, const std::string& path, Message& m
     message.envelope.message_id = message.id;
     decode_tool_calls(d, p, message.source, message.content);
     decode_invalid_tool_calls(d, p, message.source, message.content);
-    decode_usage(d, p, message.usage);
+    decode_usage_metadata(d, p, k_langchain_usage, message.usage);
   } else if (base == "system") {
     message.role = Role::system;
     bool developer = at->role_keyed && at->type == "developer";
@@ -730,22 +609,12 @@ class LangChainEncoder final : public EncoderBase {
     m_tool_names.note(message);
     // Tool results become tool messages, one per result, ahead of the rest of the
     // message (LangChain, like OpenAI, has a message per tool result).
-    std::vector<const Block*> rest;
-    bool had_results = false;
-    if (message.content.is_blocks()) {
-      for (const Block& block : message.content.blocks) {
-        if (block.type == BlockType::tool_result) {
-          values.push_back(tool_message(message, block, original));
-          had_results = true;
-        } else {
-          rest.push_back(&block);
-        }
-      }
-      if (rest.empty() && had_results) {
-        return;
-      }
+    auto rest = split_off_results(message, [&](const Block& result) {
+      values.push_back(tool_message(message, result, original));
+    });
+    if (rest) {
+      values.push_back(plain_message(message, original, *rest));
     }
-    values.push_back(plain_message(message, original, rest));
   }
 
  private:
@@ -858,22 +727,13 @@ class LangChainEncoder final : public EncoderBase {
                             const std::vector<const Block*>& rest) {
     std::string_view type = type_for(m);
     DropFn drop_block = [&](std::string_view what) { drop(what, m); };
-    std::vector<const Block*> calls;
-    std::vector<const Block*> invalid;
-    std::vector<const Block*> parts;
     const JsonValue* original_content = original.member("content");
-    for (const Block* block : rest) {
-      if (block->type == BlockType::tool_use) {
-        calls.push_back(block);
-        if (is_element_of(original_content, block->json)) {
-          parts.push_back(block);  // kept in the content too, as it was
-        }
-      } else if (block->type == BlockType::unknown && block->type_name == k_invalid_tool_call) {
-        invalid.push_back(block);
-      } else {
-        parts.push_back(block);
-      }
-    }
+    CallSplit split = split_calls(rest, k_invalid_tool_call, [&](const Block& call) {
+      return is_element_of(original_content, call.json);  // kept in the content too, as it was
+    });
+    std::vector<const Block*>& calls = split.calls;
+    std::vector<const Block*>& invalid = split.invalid;
+    std::vector<const Block*>& parts = split.content;
     if (m.role != Role::assistant && (!calls.empty() || !invalid.empty())) {
       drop(fmt::format("tool calls in {} messages", type), m);
       calls.clear();
@@ -886,20 +746,8 @@ class LangChainEncoder final : public EncoderBase {
       if (m.role == Role::developer && full) {
         d.set_raw("additional_kwargs", R"({"__openai_role__":"developer"})");
       }
-      if (m.role == Role::assistant && full && (!m.envelope.model.empty() ||
-                                                !m.envelope.stop_reason.empty())) {
-        d.set("response_metadata", [&](JsonWriter& w) {
-          w.StartObject();
-          if (!m.envelope.model.empty()) {
-            w.Key("model_name");
-            write_string(w, m.envelope.model);
-          }
-          if (!m.envelope.stop_reason.empty()) {
-            w.Key("finish_reason");
-            write_string(w, m.envelope.stop_reason);
-          }
-          w.EndObject();
-        });
+      if (full && has_response_metadata(m)) {
+        d.set("response_metadata", [&m](JsonWriter& w) { write_response_metadata(w, m); });
       }
       set_common(d, m, type, full);
       if (m.role == Role::custom) {
@@ -925,7 +773,9 @@ class LangChainEncoder final : public EncoderBase {
         }
         if (!m.usage.empty()) {
           const JsonValue* was = original.member("usage_metadata");
-          d.set("usage_metadata", [&, was](JsonWriter& w) { write_usage(w, m, was); });
+          d.set("usage_metadata", [&, was](JsonWriter& w) {
+            write_usage_metadata(w, m.usage, was, k_langchain_usage);
+          });
         } else if (full) {
           d.set_null("usage_metadata");
         }
@@ -990,40 +840,6 @@ class LangChainEncoder final : public EncoderBase {
       object.set_string("type", "invalid_tool_call");
     }
     object.write();
-  }
-
-  // The usage, patched into `original` (null: a new one) so that counts convo does
-  // not model (audio) stay.
-  static void write_usage(JsonWriter& w, const Message& m, const JsonValue* original) {
-    const Usage& u = m.usage;
-    std::int64_t in = u.input.value_or(0);
-    std::int64_t out = u.output.value_or(0);
-    ObjectWriter usage(w, original != nullptr && original->IsObject() ? original : nullptr);
-    usage.set_int("input_tokens", in);
-    usage.set_int("output_tokens", out);
-    usage.set_int("total_tokens", u.total.value_or(in + out));
-    const JsonValue* in_was = original != nullptr ? find_member(*original, "input_token_details") : nullptr;
-    if (u.cache_read || u.cache_write) {
-      usage.set("input_token_details", [&](JsonWriter& dw) {
-        ObjectWriter d(dw, in_was != nullptr && in_was->IsObject() ? in_was : nullptr);
-        if (u.cache_read) {
-          d.set_int("cache_read", *u.cache_read);
-        }
-        if (u.cache_write) {
-          d.set_int("cache_creation", *u.cache_write);
-        }
-        d.write();
-      });
-    }
-    const JsonValue* out_was = original != nullptr ? find_member(*original, "output_token_details") : nullptr;
-    if (u.reasoning) {
-      usage.set("output_token_details", [&](JsonWriter& dw) {
-        ObjectWriter d(dw, out_was != nullptr && out_was->IsObject() ? out_was : nullptr);
-        d.set_int("reasoning", *u.reasoning);
-        d.write();
-      });
-    }
-    usage.write();
   }
 
   // Writes a content: `content` itself when it is a string or empty; otherwise the

@@ -7,6 +7,7 @@
 #include "formats/fields.h"
 #include "formats/json_out.h"
 #include "formats/langchain.h"
+#include "formats/message_metadata.h"
 #include "formats/object_writer.h"
 #include "formats/tool_turns.h"
 
@@ -112,22 +113,6 @@ void decode_block(const JsonValue& value, const std::string& path,
   }
 }
 
-void decode_usage(const JsonValue& record, Usage& usage) {
-  const JsonValue* u = optional_object(record, "usage_metadata", "");
-  if (u == nullptr) {
-    return;
-  }
-  usage.input = optional_int(*u, "input_tokens", "/usage_metadata");
-  usage.output = optional_int(*u, "output_tokens", "/usage_metadata");
-  usage.total = optional_int(*u, "total_tokens", "/usage_metadata");
-  if (const JsonValue* in = optional_object(*u, "input_details", "/usage_metadata")) {
-    usage.cache_read = optional_int(*in, "cached", "/usage_metadata/input_details");
-  }
-  if (const JsonValue* out = optional_object(*u, "output_details", "/usage_metadata")) {
-    usage.reasoning = optional_int(*out, "reasoning", "/usage_metadata/output_details");
-  }
-}
-
 // The content: reasoning blocks, then the text, then the other content blocks.
 void decode_content(const JsonValue& record, const std::shared_ptr<const Source>& owner,
                     Content& out) {
@@ -167,36 +152,12 @@ void decode_content(const JsonValue& record, const std::shared_ptr<const Source>
   }
 }
 
-void to_blocks(Content& content) {
-  if (content.form == Content::Form::blocks) {
-    return;
-  }
-  std::string text = std::move(content.text);
-  content.text.clear();
-  content.form = Content::Form::blocks;
-  if (!text.empty()) {
-    content.blocks.push_back(Block::make_text(std::move(text)));
-  }
-}
-
 void decode_calls(const JsonValue& record, const std::shared_ptr<const Source>& owner,
                   Content& content) {
   for (std::string_view key : {std::string_view("tool_calls"), std::string_view("invalid_tool_calls")}) {
-    const JsonValue* calls = find_member(record, key);
-    if (calls == nullptr || calls->IsNull()) {
-      continue;
-    }
-    std::string calls_path = member_path("", key);
-    if (!calls->IsArray()) {
-      wrong_type(calls_path, "a list of tool calls", *calls);
-    }
     const bool invalid = key == "invalid_tool_calls";
-    for (rapidjson::SizeType i = 0; i < calls->Size(); ++i) {
-      const JsonValue& call = (*calls)[i];
-      std::string path = fmt::format("{}/{}", calls_path, i);
-      if (!call.IsObject()) {
-        wrong_type(path, "a tool call (an object)", call);
-      }
+    for_each_object(find_member(record, key), member_path("", key), "a list of tool calls",
+                    "a tool call (an object)", [&](const JsonValue& call, const std::string& path) {
       Block block;
       block.json = &call;
       block.json_owner = owner;
@@ -217,27 +178,10 @@ void decode_calls(const JsonValue& record, const std::shared_ptr<const Source>& 
           block.input_value = arguments;
         }
       }
-      to_blocks(content);
+      content_to_blocks(content);
       content.blocks.push_back(std::move(block));
-    }
+    });
   }
-}
-
-void decode_metadata(const JsonValue& record, Message& message) {
-  const JsonValue* meta = optional_object(record, "response_metadata", "");
-  if (meta == nullptr) {
-    return;
-  }
-  auto model = optional_string(*meta, "model_name", "/response_metadata");
-  if (!model) {
-    model = optional_string(*meta, "model", "/response_metadata");
-  }
-  message.envelope.model = std::string(model.value_or(""));
-  auto stop = optional_string(*meta, "finish_reason", "/response_metadata");
-  if (!stop) {
-    stop = optional_string(*meta, "stop_reason", "/response_metadata");
-  }
-  message.envelope.stop_reason = std::string(stop.value_or(""));
 }
 
 void decode_message(const JsonValue& record, Message& message) {
@@ -257,7 +201,7 @@ void decode_message(const JsonValue& record, Message& message) {
     return;
   }
   std::string name(optional_string(record, "name", "").value_or(""));
-  decode_metadata(record, message);
+  decode_response_metadata(record, "", message);
   decode_content(record, message.source, message.content);
   if (*role == "human" || *role == "user") {
     message.role = Role::user;
@@ -265,7 +209,7 @@ void decode_message(const JsonValue& record, Message& message) {
     message.role = Role::assistant;
     message.envelope.message_id = message.id;
     decode_calls(record, message.source, message.content);
-    decode_usage(record, message.usage);
+    decode_usage_metadata(record, "", k_synaptic_usage, message.usage);
   } else if (*role == "system") {
     message.role = Role::system;
   } else if (*role == "tool") {
@@ -333,22 +277,12 @@ class SynapticEncoder final : public EncoderBase {
       return;
     }
     m_tool_names.note(message);
-    std::vector<const Block*> rest;
-    bool had_results = false;
-    if (message.content.is_blocks()) {
-      for (const Block& block : message.content.blocks) {
-        if (block.type == BlockType::tool_result) {
-          values.push_back(tool_message(message, block));
-          had_results = true;
-        } else {
-          rest.push_back(&block);
-        }
-      }
-      if (rest.empty() && had_results) {
-        return;
-      }
+    auto rest = split_off_results(message, [&](const Block& result) {
+      values.push_back(tool_message(message, result));
+    });
+    if (rest) {
+      values.push_back(plain_message(message, original, *rest));
     }
-    values.push_back(plain_message(message, original, rest));
   }
 
  private:
@@ -528,18 +462,10 @@ class SynapticEncoder final : public EncoderBase {
     if (m.role == Role::custom) {
       object.set_string("custom_role", m.custom_role);
     }
-    std::vector<const Block*> calls;
-    std::vector<const Block*> invalid;
-    std::vector<const Block*> parts;
-    for (const Block* block : rest) {
-      if (block->type == BlockType::tool_use) {
-        calls.push_back(block);
-      } else if (block->type == BlockType::unknown && block->type_name == k_invalid_tool_call) {
-        invalid.push_back(block);
-      } else {
-        parts.push_back(block);
-      }
-    }
+    CallSplit split = split_calls(rest, k_invalid_tool_call);
+    std::vector<const Block*>& calls = split.calls;
+    std::vector<const Block*>& invalid = split.invalid;
+    std::vector<const Block*>& parts = split.content;
     if (m.role != Role::assistant && (!calls.empty() || !invalid.empty())) {
       drop(fmt::format("tool calls in {} messages", role), m);
       calls.clear();
@@ -563,24 +489,14 @@ class SynapticEncoder final : public EncoderBase {
     if (!m.name.empty()) {
       object.set_string("name", m.name);
     }
-    if (original == nullptr && m.role == Role::assistant &&
-        (!m.envelope.model.empty() || !m.envelope.stop_reason.empty())) {
-      object.set("response_metadata", [&](JsonWriter& w) {
-        w.StartObject();
-        if (!m.envelope.model.empty()) {
-          w.Key("model_name");
-          write_string(w, m.envelope.model);
-        }
-        if (!m.envelope.stop_reason.empty()) {
-          w.Key("finish_reason");
-          write_string(w, m.envelope.stop_reason);
-        }
-        w.EndObject();
-      });
+    if (original == nullptr && has_response_metadata(m)) {
+      object.set("response_metadata", [&m](JsonWriter& w) { write_response_metadata(w, m); });
     }
     if (m.role == Role::assistant && !m.usage.empty()) {
       const JsonValue* was = original != nullptr ? find_member(*original, "usage_metadata") : nullptr;
-      object.set("usage_metadata", [&, was](JsonWriter& w) { write_usage(w, m.usage, was); });
+      object.set("usage_metadata", [&, was](JsonWriter& w) {
+        write_usage_metadata(w, m.usage, was, k_synaptic_usage);
+      });
     }
     if (!invalid.empty()) {
       object.set("invalid_tool_calls", [&](JsonWriter& w) {
@@ -635,31 +551,6 @@ class SynapticEncoder final : public EncoderBase {
       object.set_string("error", block.text);
     }
     object.write();
-  }
-
-  // The usage, patched into `original` (null: a new one) so that counts convo does
-  // not model (audio) stay.
-  static void write_usage(JsonWriter& w, const Usage& u, const JsonValue* original) {
-    std::int64_t in = u.input.value_or(0);
-    std::int64_t out = u.output.value_or(0);
-    ObjectWriter usage(w, original != nullptr && original->IsObject() ? original : nullptr);
-    usage.set_int("input_tokens", in);
-    usage.set_int("output_tokens", out);
-    usage.set_int("total_tokens", u.total.value_or(in + out));
-    auto details = [&](std::string_view key, std::string_view field, std::optional<std::int64_t> value) {
-      if (!value) {
-        return;
-      }
-      const JsonValue* was = original != nullptr ? find_member(*original, key) : nullptr;
-      usage.set(key, [was, field, value](JsonWriter& dw) {
-        ObjectWriter d(dw, was != nullptr && was->IsObject() ? was : nullptr);
-        d.set_int(field, *value);
-        d.write();
-      });
-    };
-    details("input_details", "cached", u.cache_read);
-    details("output_details", "reasoning", u.reasoning);
-    usage.write();
   }
 
   ToolNames m_tool_names;

@@ -5,7 +5,9 @@
 // join the turns back.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +26,26 @@ struct ToolTurn {
 // tool_result blocks and other blocks. Runs of tool_result blocks become turns of
 // Role::tool; the others keep `role`. A record without tool results is one turn.
 std::vector<ToolTurn> split_tool_turns(std::vector<Block> blocks, Role role);
+
+// For formats that give each tool result a message of its own (OpenAI, LangChain,
+// Synaptic): calls `result` on each tool_result block of `message`, in order, and
+// returns the other blocks, which make the message written after the results;
+// nullopt when the message held nothing but results. A message whose content is a
+// string has no results and no blocks.
+std::optional<std::vector<const Block*>> split_off_results(
+    const Message& message, const std::function<void(const Block& result)>& result);
+
+// The blocks of a message as the LangChain-style formats (langchain, synaptic) write
+// them: tool calls (into `tool_calls`), invalid tool calls (`invalid_tool_calls`,
+// blocks whose type_name is `invalid_type_name`) and the content. A call for which
+// `also_in_content` says so is in the content too.
+struct CallSplit {
+  std::vector<const Block*> calls;
+  std::vector<const Block*> invalid;
+  std::vector<const Block*> content;
+};
+CallSplit split_calls(const std::vector<const Block*>& blocks, std::string_view invalid_type_name,
+                      const std::function<bool(const Block&)>& also_in_content = {});
 
 // Tool names by call id, remembered from the tool calls an encoder has written, so
 // that a result written in a format that names the tool (LangChain, Synaptic,
