@@ -157,7 +157,9 @@ void decode_fields(const JsonValue& record, Message& message) {
   if (name != role) {
     message.name = std::move(name);
   }
-  message.envelope.message_id = std::string(optional_string(record, "id", "").value_or(""));
+  // A Msg's id is AgentScope's, not an API response's (a 2.x reply spans several
+  // model calls): it is the message id of the Msg's first turn only.
+  message.id = std::string(optional_string(record, "id", "").value_or(""));
   auto time = optional_string(record, "timestamp", "");
   if (!time) {
     time = optional_string(record, "created_at", "");
@@ -191,7 +193,6 @@ class AgentScopeDecoder final : public Decoder {
     decode_fields(root, first);
     decode_content(find_member(root, "content"), "/content", first.source, first.content);
     if (!first.content.is_blocks() || first.content.blocks.empty()) {
-      first.id = first.envelope.message_id;
       first.raw = std::move(record.raw);
       out.push_back(std::move(first));
       return;
@@ -200,7 +201,6 @@ class AgentScopeDecoder final : public Decoder {
     if (turns.size() == 1) {
       first.role = turns[0].role;
       first.content.blocks = std::move(turns[0].blocks);
-      first.id = first.envelope.message_id;
       first.raw = std::move(record.raw);
       out.push_back(std::move(first));
       return;
@@ -214,9 +214,8 @@ class AgentScopeDecoder final : public Decoder {
       message.record_type = first.record_type;
       message.name = first.name;
       message.timestamp = first.timestamp;
-      message.envelope.message_id = first.envelope.message_id;
       if (slot == 0) {
-        message.id = first.envelope.message_id;
+        message.id = first.id;
         message.usage = first.usage;
       }
       message.content.form = Content::Form::blocks;
@@ -308,9 +307,7 @@ class AgentScopeEncoder final : public EncoderBase {
     rapidjson::StringBuffer buffer;
     JsonWriter writer(buffer);
     ObjectWriter object(writer, original);
-    if (original == nullptr && !m.envelope.message_id.empty()) {
-      object.set_string("id", m.envelope.message_id);
-    } else if (original == nullptr && !m.id.empty()) {
+    if (original == nullptr && !m.id.empty()) {
       object.set_string("id", m.id);
     }
     if (original == nullptr || m.modified) {

@@ -308,7 +308,9 @@ void decode_info(const JsonValue& info, const std::string& path, Message& messag
     message.role = Role::custom;
     message.custom_role = std::string(role);
   }
-  message.envelope.message_id = std::string(optional_string(info, "id", path).value_or(""));
+  // The id is OpenCode's, not an API response's (one assistant message spans
+  // several model calls): it is the message id of the message's first turn only.
+  message.id = std::string(optional_string(info, "id", path).value_or(""));
   message.envelope.session_id = std::string(optional_string(info, "sessionID", path).value_or(""));
   message.envelope.parent_uuid = std::string(optional_string(info, "parentID", path).value_or(""));
   message.envelope.model = std::string(optional_string(info, "modelID", path).value_or(""));
@@ -352,7 +354,6 @@ class OpenCodeDecoder final : public Decoder {
     message.content.form = Content::Form::absent;
     if (is_message_info(root)) {
       decode_info(root, "", message);
-      message.id = message.envelope.message_id;
       message.content.form = Content::Form::blocks;
     } else {
       message.kind = is_session_info(root) ? Kind::bookkeeping : Kind::unknown;
@@ -384,7 +385,7 @@ class OpenCodeDecoder final : public Decoder {
       message.timestamp = first.timestamp;
       message.envelope = first.envelope;
       if (i == 0) {
-        message.id = first.envelope.message_id;
+        message.id = first.id;
         message.usage = first.usage;
       }
       message.content.form = Content::Form::blocks;
@@ -642,9 +643,8 @@ class OpenCodeEncoder final : public EncoderBase {
       return;
     }
     const Envelope& e = m.envelope;
-    std::string id = !e.message_id.empty() ? e.message_id : m.id;
-    if (!id.empty()) {
-      object.set_string("id", id);
+    if (!m.id.empty()) {
+      object.set_string("id", m.id);
     }
     if (!e.session_id.empty()) {
       object.set_string("sessionID", e.session_id);
