@@ -126,3 +126,23 @@ TEST_CASE("opencode storage files are read one by one", "[opencode]") {
   CHECK(part[0].kind == Kind::unknown);
   CHECK(part[0].record_type == "part");
 }
+
+TEST_CASE("parts convo has no model for survive a changed message", "[opencode]") {
+  std::string text =
+      R"({"info":{"id":"msg_5","sessionID":"ses_1","role":"user","time":{"created":1}},"parts":[{"id":"p1","type":"text","text":"Review this"},{"id":"p2","type":"agent","name":"reviewer","source":{"value":"@reviewer","start":0,"end":9}},{"id":"p3","type":"subtask","prompt":"check","description":"d","agent":"reviewer"},{"id":"p4","type":"compaction","auto":true}]})" "\n";
+  auto messages = read_messages(text);
+  REQUIRE(messages.size() == 1);
+  REQUIRE(messages[0].content.blocks.size() == 4);
+  CHECK(messages[0].content.blocks[1].type_name == "agent");
+  messages[0].touch();
+  messages[0].content.blocks[0].text = "Review this, please";
+  std::string expected = text;
+  expected.replace(expected.find("Review this"), 11, "Review this, please");
+  CHECK(encode_all(messages, Format::opencode) == expected);
+  // Elsewhere they are counted as lost.
+  auto out = convert_text(text, Format::anthropic);
+  REQUIRE(out.warnings.size() == 1);
+  CHECK(out.warnings[0].find("agent blocks (1)") != std::string::npos);
+  CHECK(out.warnings[0].find("subtask blocks (1)") != std::string::npos);
+  CHECK(out.warnings[0].find("compaction blocks (1)") != std::string::npos);
+}
