@@ -21,10 +21,11 @@ Examples:
   convo assemble --to openai anthropic-stream.sse
   convo assemble chunks.jsonl
 
-Reads Anthropic Messages streams (event:/data: lines, or one event per line)
-and OpenAI chat completion chunks (data: lines or one chunk per line) and
-writes each response as the API returns it unstreamed: an Anthropic message,
-an OpenAI chat.completion (or, with --to, in that format). A stream that is cut
+Reads Anthropic Messages streams (event:/data: lines, or one event per line),
+OpenAI chat completion chunks (data: lines or one chunk per line) and LangChain
+AIMessageChunk records, and writes each response whole: an Anthropic message,
+an OpenAI chat.completion, a LangChain AIMessage (or, with --to, in that
+format). A stream that is cut
 off or reports an error is written as far as it arrived, then the error names
 the place (exit 3; --on-error skip makes it a warning). See convo-assemble(1).)";
 

@@ -420,3 +420,24 @@ TEST_CASE("every recorded stream assembles to well-formed messages, like its uns
   CHECK(twins >= 40);
   CHECK(same_response >= 3);
 }
+
+TEST_CASE("LangChain AIMessageChunk records join as LangChain's concat joins them", "[assemble]") {
+  // Two chunks as LangChain.js 1.4 toDict() writes them; the expected message is
+  // what `a.concat(b).toDict()` gave there (content, calls, usage summed, metadata),
+  // in Python's stored shape.
+  std::string text =
+      R"({"type":"ai","data":{"content":"Hel","id":"run-1","tool_call_chunks":[{"name":"get_weather","args":"{\"ci","id":"call_1","index":0,"type":"tool_call_chunk"}],"usage_metadata":{"input_tokens":10,"output_tokens":1,"total_tokens":11},"additional_kwargs":{},"response_metadata":{},"tool_calls":[{"name":"get_weather","args":{},"id":"call_1","type":"tool_call"}],"invalid_tool_calls":[]}})" "\n"
+      R"({"type":"ai","data":{"content":"lo","id":"run-1","tool_call_chunks":[{"args":"ty\": \"Paris\"}","index":0,"type":"tool_call_chunk"}],"usage_metadata":{"input_tokens":0,"output_tokens":4,"total_tokens":4},"response_metadata":{"finish_reason":"tool_calls"},"additional_kwargs":{},"tool_calls":[],"invalid_tool_calls":[{"name":"","args":"ty\": \"Paris\"}","error":"Malformed args.","type":"invalid_tool_call"}]}})" "\n";
+  auto responses = assemble_text(text);
+  REQUIRE(responses.size() == 1);
+  CHECK(responses[0].format == Format::langchain);
+  CHECK(responses[0].json ==
+        R"({"type":"ai","data":{"content":"Hello","additional_kwargs":{},"response_metadata":{"finish_reason":"tool_calls"},"type":"ai","name":null,"id":"run-1","tool_calls":[{"name":"get_weather","args":{"city":"Paris"},"id":"call_1","type":"tool_call"}],"invalid_tool_calls":[],"usage_metadata":{"input_tokens":10,"output_tokens":5,"total_tokens":15}}})");
+  // Args that never became JSON make an invalid tool call.
+  std::string broken =
+      R"({"type":"AIMessageChunk","data":{"content":"","id":"m","tool_call_chunks":[{"name":"f","args":"{\"x\":","id":"c","index":0}]}})" "\n";
+  auto cut = assemble_text(broken);
+  REQUIRE(cut.size() == 1);
+  CHECK(cut[0].json.find(R"("invalid_tool_calls":[{"name":"f","args":"{\"x\":","id":"c","error":"Malformed args.","type":"invalid_tool_call"}])") !=
+        std::string::npos);
+}

@@ -1,16 +1,18 @@
 // assemble: recorded streaming responses to the messages they spell. Reads
-// Anthropic Messages streams (SSE, or one event per line) and OpenAI chat
-// completion chunk streams (SSE `data:` lines or JSONL, `[DONE]`), puts each
-// response together as the API would have returned it unstreamed, and writes its
-// message(s) in the stream's own format or in `to`.
+// Anthropic Messages streams (SSE, or one event per line), OpenAI chat completion
+// chunk streams (SSE `data:` lines or JSONL, `[DONE]`) and LangChain AIMessageChunk
+// records, puts each response together as the API (or LangChain's `concat`) would
+// have returned it whole, and writes its message(s) in the stream's own format or
+// in `to`.
 //
 // Merging follows Synaptic's AIMessageChunk: text concatenates (text, thinking,
 // signature, refusal, reasoning deltas), tool-call fragments extend the call of
-// their index (OpenAI) or block (Anthropic, whose `input_json_delta` pieces are the
-// input's JSON text), the first id, name and model win. Usage is the exception:
-// both APIs report it cumulatively (Anthropic's message_delta carries the final
+// their index (OpenAI, LangChain) or block (Anthropic, whose `input_json_delta`
+// pieces are the input's JSON text), the first id, name and model win, and usage
+// sums: LangChain chunks each count their own tokens. The APIs are the exception:
+// they report usage cumulatively (Anthropic's message_delta carries the final
 // output_tokens; some OpenAI-compatible providers repeat the running total on every
-// chunk), so a later report replaces an earlier one, key by key, instead of adding.
+// chunk), so there a later report replaces an earlier one, key by key.
 #pragma once
 
 #include <optional>
@@ -28,7 +30,7 @@ class StreamEventReader;
 
 // One response put together from a stream.
 struct AssembledResponse {
-  Format format = Format::none;  // the API the stream spoke: anthropic or openai
+  Format format = Format::none;  // what the stream spoke: anthropic, openai or langchain
   std::string json;              // the response body, as the unstreamed API returns it
   Location where;                // where its stream began
   // Why the response is incomplete (the stream was cut off, or reported an error),
