@@ -590,8 +590,8 @@ class LangChainEncoder final : public EncoderBase {
       original.at = locate(*message.json, "");
     }
     if (message.kind == Kind::remove) {
-      values.push_back(record(message, original, "remove", [&](ObjectWriter& d, bool full) {
-        set_common(d, message, "remove", full);
+      values.push_back(record(original, "remove", [&](ObjectWriter& d, bool full) {
+        set_common(d, message, full);
         if (full) {
           d.set_string("content", "");
         }
@@ -622,15 +622,13 @@ class LangChainEncoder final : public EncoderBase {
 
   // Writes a record of `type` whose message fields `body` sets: in the shape of
   // the original when there is one, else the Python stored shape with every field.
-  std::string record(const Message& m, const Original& original, std::string_view type,
-                     const Body& body) {
+  std::string record(const Original& original, std::string_view type, const Body& body) {
     rapidjson::StringBuffer buffer;
     JsonWriter writer(buffer);
     std::string type_text(type);
     if (original.at && original.at->base == type) {
       type_text = original.at->type;  // keep "AIMessageChunk", "generic", ...
     }
-    (void)m;
     if (original.at && original.at->shape == Shape::plain) {
       ObjectWriter data(writer, original.outer);
       if (original.at->role_keyed) {
@@ -676,8 +674,7 @@ class LangChainEncoder final : public EncoderBase {
   }
 
   // name and id: written when set, and as null in a full (Python) record.
-  static void set_common(ObjectWriter& d, const Message& m, std::string_view name, bool full) {
-    (void)name;
+  static void set_common(ObjectWriter& d, const Message& m, bool full) {
     set_optional(d, "name", m.role == Role::tool ? std::string_view() : std::string_view(m.name),
                  full);
     set_optional(d, "id", m.id, full);
@@ -700,10 +697,10 @@ class LangChainEncoder final : public EncoderBase {
       original = message_original;
     }
     DropFn drop_block = [&](std::string_view what) { drop(what, m); };
-    return record(m, original, "tool", [&](ObjectWriter& d, bool full) {
+    return record(original, "tool", [&](ObjectWriter& d, bool full) {
       d.set("content", [&](JsonWriter& w) {
         write_content(w, m, result.result, {}, drop_block, /*string_ok=*/true,
-                      find_member_or_null(original, "content"));
+                      original.member("content"));
       });
       set_optional(d, "name", m_tool_names.name_for(result), full);
       set_optional(d, "id", original.at ? std::string_view(m.id) : std::string_view(), full);
@@ -717,10 +714,6 @@ class LangChainEncoder final : public EncoderBase {
         d.set_string("status", "success");
       }
     });
-  }
-
-  static const JsonValue* find_member_or_null(const Original& original, std::string_view key) {
-    return original.member(key);
   }
 
   std::string plain_message(const Message& m, const Original& original,
@@ -739,7 +732,7 @@ class LangChainEncoder final : public EncoderBase {
       calls.clear();
       invalid.clear();
     }
-    return record(m, original, type, [&](ObjectWriter& d, bool full) {
+    return record(original, type, [&](ObjectWriter& d, bool full) {
       d.set("content", [&](JsonWriter& w) {
         write_content(w, m, m.content, parts, drop_block, /*string_ok=*/true, original_content);
       });
@@ -749,7 +742,7 @@ class LangChainEncoder final : public EncoderBase {
       if (full && has_response_metadata(m)) {
         d.set("response_metadata", [&m](JsonWriter& w) { write_response_metadata(w, m); });
       }
-      set_common(d, m, type, full);
+      set_common(d, m, full);
       if (m.role == Role::custom) {
         d.set_string("role", m.custom_role);
       }

@@ -479,12 +479,7 @@ class OpenCodeEncoder final : public EncoderBase {
       return;
     }
     if (message.kind != Kind::turn || message.role == Role::none) {
-      drain(values);
-      if (same_format(message)) {
-        values.push_back(to_json(*message.json));
-      } else {
-        drop(record_noun(message), message);
-      }
+      drop(record_noun(message), message);
       return;
     }
     // Tool results join the held assistant message whose calls they answer.
