@@ -75,6 +75,11 @@ BENCHMARKS = [
      "jq:buffer-string"),
     ("merge-runs", "cc", "{convo} merge-runs {input}", "parse-only"),
     ("merge-runs", "oa", "{convo} merge-runs {input}", "parse-only"),
+    ("convert openai to langchain", "oa", "{convo} convert --to langchain {input}", "parse-only"),
+    ("convert openai to synaptic", "oa", "{convo} convert --to synaptic {input}", "parse-only"),
+    ("convert openai to agentscope", "oa", "{convo} convert --to agentscope {input}", "parse-only"),
+    ("convert openai to opencode", "oa", "{convo} convert --to opencode {input}", "parse-only"),
+    ("convert claude-code to opencode", "cc", "{convo} convert --to opencode {input}", "parse-only"),
     # trim holds a whole conversation: oa50k is one of 50,000 messages (27.3M approx
     # tokens; the budget is half of them), cc is Claude Code sessions of a few hundred.
     ("parse-only", "oa50k", "{parse_only} {input}", None),

@@ -178,6 +178,11 @@ std::int64_t approx_tokens(const Message& message, double chars_per_token) {
     const Block& result = content.blocks[0];
     tally_content(message, result.result, tally);
     tally.chars += python_len(result.id);
+    // A ToolMessage's name is the tool's; formats that record it (langchain,
+    // agentscope) keep it on the result block.
+    if (message.name.empty()) {
+      tally.chars += python_len(result.name);
+    }
   } else {
     tally_content(message, content, tally);
     if (message.role == Role::assistant && content.is_blocks() && !content_was_list(message)) {

@@ -39,6 +39,13 @@ TEST_CASE("approx counts OpenAI tool calls and Anthropic tool_use blocks as Lang
   CHECK(approx_tokens(anthropic[1]) == 21);
 }
 
+TEST_CASE("approx counts a ToolMessage's name, which formats keep on its result", "[tokens]") {
+  auto messages = read_messages(
+      R"({"type":"tool","data":{"content":"18C","tool_call_id":"call_1","name":"get_weather"}})" "\n");
+  // ceil((3 content + 6 tool_call_id + 4 "tool" + 11 name) / 4) + 3
+  CHECK(approx_tokens(messages[0]) == 9);
+}
+
 TEST_CASE("approx counts Claude Code turns by their message and skips other records",
           "[tokens]") {
   auto messages = read_messages(
