@@ -129,6 +129,12 @@ class Checker {
     return block < m.block_origins.size() ? m.block_origins[block] : m.origin;
   }
 
+  // "a user", "an assistant".
+  static std::string article(const std::string& word) {
+    bool vowel = !word.empty() && std::string_view("aeiou").find(word[0]) != std::string_view::npos;
+    return (vowel ? "an " : "a ") + word;
+  }
+
   static std::string role_text(const Message& m) {
     return m.role == Role::custom ? m.custom_role : openai_role_name(m);
   }
@@ -149,16 +155,17 @@ class Checker {
     return allowed;
   }
 
-  // Which block types a role can hold, by target.
+  // Why a message of its role cannot hold block `b` under the target's rules
+  // ("only assistant messages may hold one"), or "" when it can.
   std::string_view not_allowed(const Message& m, const Block& b) const {
     if (anthropic()) {
       switch (anthropic_block_holder(b.type)) {
         case BlockHolder::assistant:
-          return m.role == Role::assistant ? "" : "the assistant's";
+          return m.role == Role::assistant ? "" : "only assistant messages may hold one";
         case BlockHolder::user:
-          return m.role == Role::user ? "" : "a user message's";
+          return m.role == Role::user ? "" : "only user messages may hold one";
         case BlockHolder::none:
-          return "no message's (not a Messages API block)";
+          return "the Messages API has no such block";
         case BlockHolder::any:
           return "";
       }
@@ -168,18 +175,19 @@ class Checker {
       case BlockType::text:
         return "";
       case BlockType::unknown:
-        return m.origin == Format::openai ? "" : "no message's (not an OpenAI content part)";
+        return m.origin == Format::openai ? "" : "OpenAI has no such content part";
       case BlockType::tool_use:
-        return m.role == Role::assistant ? "" : "the assistant's";
+        return m.role == Role::assistant ? "" : "only assistant messages may call tools";
       case BlockType::tool_result:
-        return m.role == Role::user || m.role == Role::tool ? "" : "a tool message's";
+        return m.role == Role::user || m.role == Role::tool ? ""
+                                                            : "only tool messages may hold one";
       case BlockType::image:
       case BlockType::audio:
       case BlockType::file:
       case BlockType::document:
-        return m.role == Role::assistant ? "a user message's" : "";
+        return m.role == Role::assistant ? "only user and system messages may hold one" : "";
       default:
-        return "no message's (OpenAI has no such part)";
+        return "OpenAI has no such content part";
     }
   }
 
@@ -208,12 +216,11 @@ class Checker {
     for (std::size_t k = 0; k < c.blocks.size(); ++k) {
       const Block& b = c.blocks[k];
       const BlockOrigin& where = origin_of(api, k);
-      if (std::string_view holder = not_allowed(m, b); !holder.empty()) {
+      if (std::string_view why = not_allowed(m, b); !why.empty()) {
         std::string_view type =
             b.type_name.empty() ? block_type_name(b.type) : std::string_view(b.type_name);
         add(where, "block-not-allowed",
-            fmt::format("{} block in a {} message: only {} content may hold one", type, role,
-                        holder));
+            fmt::format("{} block in {} message: {}", type, article(role), why));
       }
       if (!b.cache_control.empty()) {
         cache_breakpoint(where);
@@ -467,6 +474,10 @@ void InputCheck::conversation(std::vector<Message> records) {
 }
 
 std::vector<Problem> InputCheck::finish() {
+  // Parent links mean something only where records have uuids (Claude Code).
+  if (m_uuids.empty()) {
+    m_links.clear();
+  }
   for (const Link& link : m_links) {
     if (m_uuids.count(link.parent) == 0) {
       m_problems.push_back(
