@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "formats/format.h"
+#include "formats/openai.h"
 #include "python_repr.h"
 #include "tool_links.h"
 
@@ -129,7 +130,9 @@ void tally_content(const Message& message, const Content& content, Tally& tally)
       return;  // LangChain reads a missing or null content as ""
     case Content::Form::blocks:
       for (const Block& block : content.blocks) {
-        if (!is_tool_call_field(message, block)) {
+        // LangChain keeps tool calls, and the reasoning OpenAI-compatible providers
+        // add, outside the content.
+        if (!is_tool_call_field(message, block) && !is_openai_reasoning(block)) {
           tally_block(block, tally);
         }
       }

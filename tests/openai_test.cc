@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "formats/openai.h"
 #include "test_util.h"
 
 using namespace convo;
@@ -111,4 +112,48 @@ TEST_CASE("openai audio and files map to anthropic where it can hold them", "[op
         R"({"role":"user","content":[{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBE"}}]})" "\n");
   REQUIRE(result.warnings.size() == 1);
   CHECK(result.warnings[0].find("anthropic cannot hold input_audio blocks (1)") != std::string::npos);
+}
+
+TEST_CASE("a provider's reasoning member is a thinking block that goes back in its member",
+          "[openai]") {
+  const std::string deepseek =
+      R"({"role":"assistant","content":"Paris.","reasoning_content":"The capital of France."})" "\n";
+  auto messages = read_messages(deepseek);
+  REQUIRE(messages[0].content.blocks.size() == 2);
+  CHECK(messages[0].content.blocks[0].type == BlockType::thinking);
+  CHECK(messages[0].content.blocks[0].text == "The capital of France.");
+  CHECK(is_openai_reasoning(messages[0].content.blocks[0]));
+  CHECK(messages[0].content.blocks[1].text == "Paris.");
+
+  // Unchanged, the line comes back as it was; changed, the member keeps its place.
+  CHECK(convert_text(deepseek, Format::openai).out == deepseek);
+  auto changed = read_messages(deepseek);
+  changed[0].touch();
+  CHECK(encode_all(changed, Format::openai) == deepseek);
+
+  // Carried to formats that hold thinking, as thinking without a signature.
+  auto anthropic = convert_text(deepseek, Format::anthropic);
+  CHECK(anthropic.out ==
+        R"({"role":"assistant","content":[{"type":"thinking","thinking":"The capital of France."},{"type":"text","text":"Paris."}]})" "\n");
+  CHECK(anthropic.warnings.empty());
+
+  // OpenRouter's `reasoning`, with a tool call and null content.
+  const std::string openrouter =
+      R"({"role":"assistant","content":null,"reasoning":"Look it up.","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]})" "\n";
+  auto routed = read_messages(openrouter);
+  routed[0].touch();
+  CHECK(encode_all(routed, Format::openai) == openrouter);
+
+  // Not a string, or empty: not reasoning text, kept as an unmodelled member.
+  const std::string other = R"({"role":"assistant","content":"x","reasoning":{"effort":"low"}})";
+  CHECK(read_messages(other)[0].content.is_string());
+}
+
+TEST_CASE("thinking from other formats is not written as a provider's reasoning", "[openai]") {
+  auto result = convert_text(
+      R"({"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"s"},{"type":"text","text":"a"}]})",
+      Format::openai, {Format::anthropic, OnError::fail});
+  CHECK(result.out == "{\"role\":\"assistant\",\"content\":\"a\"}\n");
+  REQUIRE(result.warnings.size() == 1);
+  CHECK(result.warnings[0].find("openai cannot hold thinking blocks (1)") != std::string::npos);
 }

@@ -96,3 +96,11 @@ TEST_CASE("token counter names", "[tokens]") {
   CHECK(parse_token_counter("usage") == TokenCounterKind::usage);
   CHECK_FALSE(parse_token_counter("len"));
 }
+
+TEST_CASE("approx does not count a provider's reasoning, which LangChain keeps out of the "
+          "content", "[tokens]") {
+  auto plain = read_messages(R"({"role":"assistant","content":"Paris."})");
+  auto reasoned = read_messages(
+      R"({"role":"assistant","content":"Paris.","reasoning_content":"The capital of France."})");
+  CHECK(approx_tokens(reasoned[0]) == approx_tokens(plain[0]));
+}

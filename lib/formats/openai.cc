@@ -12,6 +12,10 @@ namespace convo {
 
 namespace {
 
+// The members in which OpenAI-compatible providers return an assistant's reasoning.
+constexpr std::string_view k_reasoning_members[] = {"reasoning_content", "reasoning"};
+
+
 // --- Detection ---
 
 int sniff_part(const JsonValue& part) {
@@ -154,6 +158,12 @@ void decode_role(std::string_view role, Message& message) {
 
 }  // namespace
 
+bool is_openai_reasoning(const Block& block) {
+  return block.type == BlockType::thinking &&
+         std::find(std::begin(k_reasoning_members), std::end(k_reasoning_members),
+                   block.type_name) != std::end(k_reasoning_members);
+}
+
 void decode_openai_tool_calls(const JsonValue& object, const std::string& path,
                               const std::shared_ptr<const Source>& owner, Content& content) {
   const JsonValue* calls = find_member(object, "tool_calls");
@@ -195,6 +205,25 @@ void decode_openai_tool_calls(const JsonValue& object, const std::string& path,
 
 namespace {
 
+// A provider's reasoning text as a thinking block ahead of the content, so that it
+// is carried to formats that hold thinking. A member of another type (OpenRouter's
+// structured `reasoning_details` live elsewhere) stays an unmodelled member.
+void decode_reasoning(const JsonValue& object, Message& message) {
+  for (std::string_view key : k_reasoning_members) {
+    auto text = string_member(object, key);
+    if (!text || text->empty()) {
+      continue;
+    }
+    Block block;
+    block.type = BlockType::thinking;
+    block.type_name = std::string(key);
+    block.text = std::string(*text);
+    content_to_blocks(message.content);
+    message.content.blocks.insert(message.content.blocks.begin(), std::move(block));
+    return;
+  }
+}
+
 void decode_message(const JsonValue& object, const std::string& path, Message& message) {
   auto role = optional_string(object, "role", path);
   if (!role) {
@@ -222,6 +251,7 @@ void decode_message(const JsonValue& object, const std::string& path, Message& m
   decode_content(content, content_path, message.source, message.content);
   if (message.role == Role::assistant) {
     decode_openai_tool_calls(object, path, message.source, message.content);
+    decode_reasoning(object, message);
   }
 }
 
@@ -415,9 +445,12 @@ class OpenAIEncoder final : public EncoderBase {
     object.set_string("role", openai_role_name(m));
     std::vector<const Block*> calls;
     std::vector<const Block*> parts;
+    std::vector<const Block*> reasoning;
     for (const Block* block : blocks) {
       if (block->type == BlockType::tool_use) {
         calls.push_back(block);
+      } else if (is_openai_reasoning(*block) && m.role == Role::assistant) {
+        reasoning.push_back(block);
       } else if (holdable(m, *block)) {
         parts.push_back(block);
       }
@@ -426,9 +459,10 @@ class OpenAIEncoder final : public EncoderBase {
       drop(fmt::format("tool calls in {} messages", openai_role_name(m)), m);
       calls.clear();
     }
-    if (!blocks.empty() && parts.empty() && calls.empty()) {
+    if (!blocks.empty() && parts.empty() && calls.empty() && reasoning.empty()) {
       return std::nullopt;
     }
+    write_reasoning(object, same ? m.json : nullptr, reasoning);
     object.set("content", [&](JsonWriter& w) { write_content(w, m, parts, !calls.empty()); });
     if (!m.name.empty()) {
       object.set_string("name", m.name);
@@ -446,6 +480,31 @@ class OpenAIEncoder final : public EncoderBase {
     }
     object.write();
     return std::string(buffer.GetString(), buffer.GetSize());
+  }
+
+  // Puts reasoning blocks back in the members they came from (several blocks of one
+  // member, after merge-runs, joined by a newline). A member that was a block in
+  // `original` and has none now (a stage removed it) is left out; one that never was
+  // a block (empty, or not a string) stays as it was.
+  static void write_reasoning(ObjectWriter& object, const JsonValue* original,
+                              const std::vector<const Block*>& reasoning) {
+    for (std::string_view key : k_reasoning_members) {
+      std::string text;
+      bool any = false;
+      for (const Block* block : reasoning) {
+        if (block->type_name == key) {
+          text += any ? "\n" : "";
+          text += block->text;
+          any = true;
+        }
+      }
+      if (any) {
+        object.set(key, [text](JsonWriter& w) { write_string(w, text); });
+      } else if (auto was = original ? string_member(*original, key) : std::nullopt;
+                 was && !was->empty()) {
+        object.remove(key);
+      }
+    }
   }
 
   // Writes the content: `kept` are the blocks that openai can hold.

@@ -1,8 +1,9 @@
 // The openai format: Chat Completions messages, one per line. Roles system,
 // developer, user, assistant, tool (and legacy function); content a string, null or
 // a list of parts. Assistant `tool_calls` become tool_use blocks (arguments kept as
-// the original JSON text) and each tool message a tool_result block; the encoder
-// maps them back. Also read: request bodies (`{"model","messages",...}`), response
+// the original JSON text), each tool message a tool_result block, and the reasoning
+// text OpenAI-compatible providers add to assistant messages (`reasoning_content`,
+// `reasoning`) a thinking block ahead of the content; the encoder maps them back. Also read: request bodies (`{"model","messages",...}`), response
 // bodies (`{"choices":[{"message":...}]}`) and JSON arrays of messages, written
 // back as they were with their messages in place.
 #pragma once
@@ -22,5 +23,12 @@ std::unique_ptr<Encoder> make_openai_encoder(LossReport& loss);
 // their JSON text. LangChain's old records keep such calls in additional_kwargs.
 void decode_openai_tool_calls(const JsonValue& object, const std::string& path,
                               const std::shared_ptr<const Source>& owner, Content& content);
+
+// True for a thinking block read from the `reasoning_content` (DeepSeek, ...) or
+// `reasoning` (OpenRouter, Groq, ...) member of an OpenAI-compatible assistant
+// message: its `type_name` is that member's name. The openai writer puts it back
+// there; LangChain, which keeps such members in additional_kwargs, does not see it
+// as content.
+bool is_openai_reasoning(const Block& block);
 
 }  // namespace convo

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "formats/format.h"
+#include "formats/openai.h"
 #include "io/output.h"
 #include "stages/normalize_for_api.h"
 
@@ -176,6 +177,10 @@ class Checker {
         return "";
       case BlockType::unknown:
         return m.origin == Format::openai ? "" : "OpenAI has no such content part";
+      case BlockType::thinking:
+        // A provider's reasoning member, read as thinking: it rides along the
+        // message as the provider sent it, outside the content.
+        return is_openai_reasoning(b) ? "" : "OpenAI has no such content part";
       case BlockType::tool_use:
         return m.role == Role::assistant ? "" : "only assistant messages may call tools";
       case BlockType::tool_result:
