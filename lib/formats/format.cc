@@ -206,6 +206,19 @@ void LossReport::drop(Format target, std::string_view what, const Location& wher
   m_entries.push_back(Entry{target, std::string(what), 1});
 }
 
+void LossReport::merge(const LossReport& other) {
+  for (const Entry& theirs : other.m_entries) {
+    auto ours = std::find_if(m_entries.begin(), m_entries.end(), [&](const Entry& entry) {
+      return entry.target == theirs.target && entry.what == theirs.what;
+    });
+    if (ours == m_entries.end()) {
+      m_entries.push_back(theirs);
+    } else {
+      ours->count += theirs.count;
+    }
+  }
+}
+
 std::string LossReport::summary() const {
   std::string out;
   std::vector<Format> targets;

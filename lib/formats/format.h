@@ -72,6 +72,11 @@ class LossReport {
   void drop(Format target, std::string_view what, const Location& where);
 
   bool empty() const { return m_entries.empty(); }
+  bool strict() const { return m_strict; }
+  // Adds `other`'s counts, as if its drops had been reported here after ours: the
+  // pipeline gives each input a report of its own (inputs may run in parallel) and
+  // merges them in input order.
+  void merge(const LossReport& other);
   // "openai cannot hold thinking blocks (3), progress records (12); anthropic ..."
   std::string summary() const;
 
