@@ -73,6 +73,25 @@ class CountingSource final : public ByteSource {
   std::atomic<std::uint64_t>& m_bytes;
 };
 
+// Applies --on-error to a bad record at `where`: throws under fail, else warns and
+// counts, and returns true when the record is to be written through (keep).
+bool bad_record(OnError policy, const Location& where, const std::string& what,
+                Diagnostics& diagnostics, ReadStats& stats) {
+  switch (policy) {
+    case OnError::fail:
+      throw Error(where, what);
+    case OnError::skip:
+      ++stats.bad;
+      diagnostics.warning(where, fmt::format("skipped bad record: {}", what));
+      return false;
+    case OnError::keep:
+      ++stats.bad;
+      diagnostics.warning(where, fmt::format("kept bad record as is: {}", what));
+      return true;
+  }
+  return false;
+}
+
 // Reads one input at a time: detects its format, decodes its records and applies the
 // --on-error policy.
 class InputReader {
@@ -175,25 +194,14 @@ class InputReader {
   }
 
   void bad(Record&& record, Format format, const Location& where, const std::string& what) {
-    switch (m_options.on_error) {
-      case OnError::fail:
-        throw Error(where, what);
-      case OnError::skip:
-        ++m_stats.bad;
-        m_diagnostics.warning(where, fmt::format("skipped bad record: {}", what));
-        return;
-      case OnError::keep: {
-        ++m_stats.bad;
-        m_diagnostics.warning(where, fmt::format("kept bad record as is: {}", what));
-        Message message;
-        message.kind = Kind::invalid;
-        message.role = Role::none;
-        message.origin = format;
-        message.where = record.where;
-        message.raw = std::move(record.raw);
-        m_handler.message(std::move(message));
-        return;
-      }
+    if (bad_record(m_options.on_error, where, what, m_diagnostics, m_stats)) {
+      Message message;
+      message.kind = Kind::invalid;
+      message.role = Role::none;
+      message.origin = format;
+      message.where = record.where;
+      message.raw = std::move(record.raw);
+      m_handler.message(std::move(message));
     }
   }
 
@@ -207,26 +215,74 @@ class InputReader {
   std::uint64_t m_unpublished = 0;  // records not yet added to the progress counters
 };
 
+// The sink a stage writes to: applies --on-error to a message that cannot be
+// written (EncodeError), as to a bad input record.
+class GuardedSink final : public MessageSink {
+ public:
+  GuardedSink(MessageSink& inner, Output& out, OnError policy, Diagnostics& diagnostics,
+              ReadStats& stats)
+      : m_inner(inner), m_out(out), m_policy(policy), m_diagnostics(diagnostics), m_stats(stats) {}
+
+  void put(Message&& message) override {
+    try {
+      m_inner.put(std::move(message));
+    } catch (const EncodeError& error) {
+      handle(error);
+    }
+  }
+  void end_input() override {
+    try {
+      m_inner.end_input();
+    } catch (const EncodeError& error) {
+      handle(error);
+    }
+  }
+
+ private:
+  void handle(const EncodeError& error) {
+    if (m_policy == OnError::fail) {
+      throw;
+    }
+    if (bad_record(m_policy, error.where(), error.what(), m_diagnostics, m_stats)) {
+      m_out.write_line(error.raw());
+    }
+  }
+
+  MessageSink& m_inner;
+  Output& m_out;
+  OnError m_policy;
+  Diagnostics& m_diagnostics;
+  ReadStats& m_stats;
+};
+
 // Runs one input through a fresh stage and sink, marking the output complete after
 // every `push` and `finish`: what a stage passes on in one call is one unit of
 // all-or-nothing (a record, or a whole conversation).
 class StageHandler final : public InputHandler {
  public:
   StageHandler(const StageFactory& make_stage, const SinkFactory& make_sink, Output& out,
-               LossReport& loss)
-      : m_make_stage(make_stage), m_make_sink(make_sink), m_out(out), m_loss(loss) {}
+               LossReport& loss, OnError policy, Diagnostics& diagnostics, ReadStats& stats)
+      : m_make_stage(make_stage),
+        m_make_sink(make_sink),
+        m_out(out),
+        m_loss(loss),
+        m_policy(policy),
+        m_diagnostics(diagnostics),
+        m_stats(stats) {}
   void begin_input(const std::string&, Format) override {
     m_stage = m_make_stage();
     m_sink = m_make_sink(m_out, m_loss);
+    m_guard = std::make_unique<GuardedSink>(*m_sink, m_out, m_policy, m_diagnostics, m_stats);
   }
   void message(Message&& message) override {
-    m_stage->push(std::move(message), *m_sink);
+    m_stage->push(std::move(message), *m_guard);
     m_out.mark_complete();
   }
   void end_input() override {
-    m_stage->finish(*m_sink);
+    m_stage->finish(*m_guard);
     m_stage.reset();
-    m_sink->end_input();
+    m_guard->end_input();
+    m_guard.reset();
     m_sink.reset();
     m_out.mark_complete();
   }
@@ -236,8 +292,12 @@ class StageHandler final : public InputHandler {
   const SinkFactory& m_make_sink;
   Output& m_out;
   LossReport& m_loss;
+  OnError m_policy;
+  Diagnostics& m_diagnostics;
+  ReadStats& m_stats;
   std::unique_ptr<StreamStage> m_stage;
   std::unique_ptr<MessageSink> m_sink;
+  std::unique_ptr<GuardedSink> m_guard;
 };
 
 void add_stats(ReadStats& total, const ReadStats& part) {
@@ -418,7 +478,8 @@ class ParallelRun {
       try {
         JobOutput out(*this, index);
         JobDiagnostics diagnostics(*this, index);
-        StageHandler handler(m_make_stage, m_make_sink, out, *job.loss);
+        StageHandler handler(m_make_stage, m_make_sink, out, *job.loss, m_options.on_error,
+                             diagnostics, job.stats);
         InputReader reader(m_options, handler, diagnostics, job.stats, m_open, &m_cancel);
         ++job.stats.inputs;
         try {
@@ -541,7 +602,8 @@ ReadStats run_stage(const std::vector<std::string>& paths, const ReadOptions& op
       for (const std::string& path : inputs) {
         // Each input reports its losses apart, as in a parallel run.
         LossReport input_loss(loss.strict());
-        StageHandler handler(make_stage, make_sink, out, input_loss);
+        StageHandler handler(make_stage, make_sink, out, input_loss, options.on_error,
+                             diagnostics, stats);
         InputReader reader(options, handler, diagnostics, stats, open);
         ++stats.inputs;
         reader.read(path);

@@ -11,6 +11,7 @@
 #include "formats/claude_code.h"
 #include "formats/openai.h"
 #include "io/output.h"
+#include "utf8.h"
 
 namespace convo {
 
@@ -245,6 +246,33 @@ std::string LossReport::summary() const {
 
 // --- EncoderBase ---
 
+namespace {
+
+// Throws EncodeError when `value`, re-encoded from `raw` (found at `where`), is not
+// valid UTF-8, pointing at the first bad byte of `raw` where it can.
+void check_utf8(std::string_view value, const Location& where, const std::string& raw) {
+  std::optional<std::size_t> bad = find_invalid_utf8(value);
+  if (!bad) {
+    return;
+  }
+  Location at = where;
+  unsigned byte = static_cast<unsigned char>(value[*bad]);
+  if (std::optional<std::size_t> in_raw = find_invalid_utf8(raw)) {
+    byte = static_cast<unsigned char>(raw[*in_raw]);
+    std::size_t line_start = raw.rfind('\n', *in_raw);
+    line_start = line_start == std::string::npos ? 0 : line_start + 1;
+    at.line += static_cast<std::uint64_t>(std::count(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(*in_raw), '\n'));
+    at.column = *in_raw - line_start + 1;
+  }
+  throw EncodeError(at,
+                    fmt::format("invalid UTF-8 (byte 0x{:02x}): a record convo re-encodes must be "
+                                "valid UTF-8",
+                                byte),
+                    raw);
+}
+
+}  // namespace
+
 void EncoderBase::write(Message&& message, Output& out) {
   if (m_container && message.container != m_container) {
     close_container(out);
@@ -265,6 +293,9 @@ void EncoderBase::write(Message&& message, Output& out) {
   }
   m_values.clear();
   encode(message, m_values);
+  for (const std::string& value : m_values) {
+    check_utf8(value, message.where, message.raw);
+  }
   for (const std::string& value : m_values) {
     out.write_line(value);
   }
@@ -377,9 +408,12 @@ void EncoderBase::close_container(Output& out) {
     }
     writer.EndObject();
   }
-  out.write_line(std::string_view(buffer.GetString(), buffer.GetSize()));
+  std::string_view rebuilt(buffer.GetString(), buffer.GetSize());
+  Location where = m_held.empty() ? Location{} : m_held.front().where;
   m_held.clear();
-  m_container.reset();
+  std::shared_ptr<const Container> open = std::move(m_container);
+  check_utf8(rebuilt, where, open->raw);
+  out.write_line(rebuilt);
 }
 
 // --- Registry ---
