@@ -165,7 +165,9 @@ std::shared_ptr<Container> make_container(Format format, Record&& record, std::s
                                           std::string wrapper_key, bool system_slot) {
   auto container = std::make_shared<Container>();
   container->format = format;
-  container->raw = std::move(record.raw);
+  // A copy, not a move: a decoder may still throw DecodeError for an element, and
+  // the pipeline then needs the record's bytes to point at it. Containers are few.
+  container->raw = record.raw;
   container->source = record.source;
   container->array_key = std::move(array_key);
   container->wrapper_key = std::move(wrapper_key);
