@@ -154,7 +154,7 @@ std::map<std::string, std::string> many_files() {
 
 }  // namespace
 
-TEST_CASE("-j gives the output, warnings and losses of one job", "[pipeline]") {
+TEST_CASE("several jobs give the output, warnings and losses of one job", "[pipeline]") {
   auto files = many_files();
   JobsResult one = convert_files(files, 1, OnError::skip);
   CHECK(one.error.empty());
@@ -164,7 +164,7 @@ TEST_CASE("-j gives the output, warnings and losses of one job", "[pipeline]") {
   }
 }
 
-TEST_CASE("-j on an error writes what one job writes before it, then the error", "[pipeline]") {
+TEST_CASE("several jobs on an error write what one job writes before it, then the error", "[pipeline]") {
   auto files = many_files();
   JobsResult one = convert_files(files, 1, OnError::fail);
   CHECK(one.error == "f01.jsonl:7:2: invalid JSON value");
