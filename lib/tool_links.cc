@@ -1,0 +1,131 @@
+#include "tool_links.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace convo {
+
+namespace {
+
+struct Call {
+  std::size_t message = 0;
+  bool answered = false;
+};
+
+}  // namespace
+
+ToolLinks link_tools(std::span<const Message> conversation) {
+  ToolLinks out;
+  std::vector<Call> calls;  // every call, in order
+  std::unordered_map<std::string_view, std::size_t> latest;  // id -> its latest call
+  for (std::size_t i = 0; i < conversation.size(); ++i) {
+    const Message& message = conversation[i];
+    if (!message.is_turn() || !message.content.is_blocks()) {
+      continue;
+    }
+    bool orphan = false;
+    // Results first: a message cannot answer a call it makes itself.
+    for (const Block& block : message.content.blocks) {
+      if (block.type != BlockType::tool_result) {
+        continue;
+      }
+      auto it = block.id.empty() ? latest.end() : latest.find(block.id);
+      if (it == latest.end()) {
+        orphan = true;
+        continue;
+      }
+      Call& call = calls[it->second];
+      call.answered = true;
+      out.links.push_back({call.message, i, it->first});
+    }
+    if (orphan) {
+      out.orphan_results.push_back(i);
+    }
+    for (const Block& block : message.content.blocks) {
+      if (block.type != BlockType::tool_use || block.id.empty()) {
+        continue;
+      }
+      latest[block.id] = calls.size();
+      calls.push_back({i, false});
+    }
+  }
+  for (const Call& call : calls) {
+    if (!call.answered &&
+        (out.unanswered_calls.empty() || out.unanswered_calls.back() != call.message)) {
+      out.unanswered_calls.push_back(call.message);
+    }
+  }
+  return out;
+}
+
+std::vector<std::size_t> response_starts(std::span<const Message> conversation) {
+  std::vector<std::size_t> starts(conversation.size());
+  std::unordered_map<std::string_view, std::size_t> first;
+  for (std::size_t i = 0; i < conversation.size(); ++i) {
+    const Message& message = conversation[i];
+    starts[i] = i;
+    if (message.is_turn() && message.role == Role::assistant &&
+        !message.envelope.message_id.empty()) {
+      starts[i] = first.try_emplace(message.envelope.message_id, i).first->second;
+    }
+  }
+  return starts;
+}
+
+std::vector<AtomicUnit> atomic_units(std::span<const Message> conversation) {
+  const std::size_t n = conversation.size();
+  std::vector<AtomicUnit> units;
+  if (n == 0) {
+    return units;
+  }
+  // reach[i]: the last record that must be in the same run as record i.
+  std::vector<std::size_t> reach(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    reach[i] = i;
+  }
+  for (const ToolLink& link : link_tools(conversation).links) {
+    reach[link.call] = std::max(reach[link.call], link.result);
+  }
+  std::vector<std::size_t> starts = response_starts(conversation);
+  for (std::size_t i = 0; i < n; ++i) {
+    reach[starts[i]] = std::max(reach[starts[i]], i);
+  }
+
+  // Sweep: a run ends where nothing before it reaches further. Runs without a
+  // turn (bookkeeping records) join the run before them, or the next one at the
+  // start of the input.
+  std::size_t i = 0;
+  while (i < n) {
+    std::size_t start = i;
+    std::size_t end = reach[i];
+    AtomicUnit unit;
+    for (; i <= end; ++i) {
+      end = std::max(end, reach[i]);
+      if (conversation[i].is_turn()) {
+        if (unit.turns == 0) {
+          unit.first_turn = i;
+        }
+        unit.last_turn = i;
+        ++unit.turns;
+      }
+    }
+    if (unit.turns == 0) {
+      if (!units.empty()) {
+        units.back().end = i;
+      }
+      continue;  // leading riders wait for the first turn
+    }
+    unit.begin = units.empty() ? 0 : start;
+    unit.end = i;
+    units.push_back(unit);
+  }
+  if (units.empty()) {
+    // No turn at all: everything is one run.
+    AtomicUnit all;
+    all.end = n;
+    units.push_back(all);
+  }
+  return units;
+}
+
+}  // namespace convo

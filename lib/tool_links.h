@@ -1,0 +1,61 @@
+// Which records of a conversation belong together: each tool call with the
+// results that answer it, the records of one API response (Claude Code writes each
+// content block of a response as its own assistant record, all sharing
+// `message.id`), and the bookkeeping records that ride along with the turns. Stages
+// that must not break a conversation apart (trim, normalize-for-api) cut only
+// between the atomic units computed here.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "message.h"
+
+namespace convo {
+
+// A tool call and one result answering it, as message indexes within a conversation.
+struct ToolLink {
+  std::size_t call = 0;    // the message holding the tool_use block
+  std::size_t result = 0;  // the message holding the tool_result block (after `call`)
+  std::string_view id;     // the tool_use id; points into the conversation's messages
+};
+
+// The tool call structure of a conversation.
+struct ToolLinks {
+  std::vector<ToolLink> links;                 // in the order the results appear
+  std::vector<std::size_t> orphan_results;     // messages with a result whose call is not before it
+  std::vector<std::size_t> unanswered_calls;   // messages with a call that no result answers
+};
+
+// Links every tool_result block (in a user or tool turn) to the latest tool_use block
+// before it with the same id. Ids may be reused: a result answers the most recent
+// call of that id. Records that are not turns are ignored. Linear in the input.
+ToolLinks link_tools(std::span<const Message> conversation);
+
+// For each message, the index of the first record of the API response it is part of:
+// assistant turns that share a non-empty `envelope.message_id` are one response. Any
+// other message is a response of its own (its own index).
+std::vector<std::size_t> response_starts(std::span<const Message> conversation);
+
+// A contiguous run of records that must be kept or dropped whole: [begin, end).
+struct AtomicUnit {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  std::size_t first_turn = 0;  // the first and last conversation turn in it
+  std::size_t last_turn = 0;
+  std::size_t turns = 0;       // how many turns it holds (0 only when the input has none)
+};
+
+// Splits `conversation` into the smallest contiguous runs such that
+//   - a tool call and every result linked to it (`link_tools`) are in one run,
+//   - all records of one API response (`response_starts`) are in one run, and
+//   - a record that is not a turn (progress, attachment, system event, summary,
+//     bookkeeping, unknown or kept bad lines) is in the run of the turn before it,
+//     or of the first turn when no turn comes before it.
+// The runs cover the input in order. A conversation without turns is one run.
+// Linear in the input.
+std::vector<AtomicUnit> atomic_units(std::span<const Message> conversation);
+
+}  // namespace convo
