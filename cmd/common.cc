@@ -28,7 +28,9 @@ bool shows_progress(const InputArgs& args) {
 }  // namespace
 
 void add_input_flags(CLI::App& sub, InputArgs& args) {
-  sub.add_option("FILE", args.files, "Transcripts to read; none or - reads standard input");
+  sub.add_option("FILE", args.files,
+                 "Transcripts to read: files (gzip or zstd too) and directories (their "
+                 "*.jsonl[.gz|.zst] files); none or - reads standard input");
   sub.add_option("--from", args.from,
                  "Input format: auto (detected per file from its first records), " +
                      format_names())
