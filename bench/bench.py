@@ -37,13 +37,40 @@ CORPORA = {
 # name, corpus, command ({convo}, {parse_only}, {input} are filled in), baseline.
 # A row whose baseline is "parse-only" is reported as a ratio to the parse-only
 # time on the same corpus; "jq:" rows are reported as how many times slower jq is
-# than the named convo row.
+# than the named convo row ("jq:A|B": than each of them, one line each).
 BENCHMARKS = [
     ("parse-only", "cc", "{parse_only} {input}", None),
     ("parse-only", "oa", "{parse_only} {input}", None),
     ("convert to own format", "cc", "{convo} convert --to claude-code {input}", "parse-only"),
     ("convert to own format", "oa", "{convo} convert --to openai {input}", "parse-only"),
     ("convert claude-code to openai", "cc", "{convo} convert --to openai {input}", "parse-only"),
+    ("filter human,ai", "cc", "{convo} filter --include-types human,ai {input}", "parse-only"),
+    ("filter human,ai", "oa", "{convo} filter --include-types human,ai {input}", "parse-only"),
+    ("jq select human,ai", "cc",
+     "jq -c 'select(.type == \"assistant\" or (.type == \"user\" and (.message.content"
+     " | type == \"string\" or any(.[]; .type != \"tool_result\"))))' {input}",
+     "jq:filter human,ai|buffer-string"),
+    ("jq select human,ai", "oa",
+     "jq -c 'select(.role == \"user\" or .role == \"assistant\")' {input}",
+     "jq:filter human,ai|buffer-string"),
+    ("filter --exclude-tool-calls", "cc", "{convo} filter --exclude-tool-calls {input}",
+     "parse-only"),
+    ("buffer-string", "cc", "{convo} buffer-string {input}", "parse-only"),
+    ("buffer-string", "oa", "{convo} buffer-string {input}", "parse-only"),
+    ("jq -r prefix lines", "cc",
+     "jq -r 'select(.type == \"user\" or .type == \"assistant\") | .message.content as $c"
+     " | (if .type == \"user\" then \"Human\" else \"AI\" end) + \": \" + (if ($c | type)"
+     " == \"string\" then $c else ([$c[] | select(.type == \"text\") | .text] | join(\"\"))"
+     " end)' {input}",
+     "jq:buffer-string"),
+    ("jq -r prefix lines", "oa",
+     "jq -r '(if .role == \"user\" then \"Human\" elif .role == \"assistant\" then \"AI\""
+     " elif .role == \"tool\" then \"Tool\" else \"System\" end) + \": \" + (.content"
+     " | if type == \"string\" then . elif type == \"array\" then ([.[] | select(.type =="
+     " \"text\") | .text] | join(\"\")) else \"\" end)' {input}",
+     "jq:buffer-string"),
+    ("merge-runs", "cc", "{convo} merge-runs {input}", "parse-only"),
+    ("merge-runs", "oa", "{convo} merge-runs {input}", "parse-only"),
     # Big inputs (issue 7): compressed input, and one corpus cut into 40 files, -j 1 and 2.
     ("convert own format, gzip input", "cc.gz", "{convo} convert --to claude-code {input}", None),
     ("convert own format, zstd input", "cc.zst", "{convo} convert --to claude-code {input}", None),
@@ -52,7 +79,7 @@ BENCHMARKS = [
 ]
 
 # Streaming benchmarks whose peak memory must not grow with the input (--memory).
-STREAMING = ["convert to own format"]
+STREAMING = ["convert to own format", "filter human,ai", "buffer-string", "merge-runs"]
 
 
 def build_parse_only():
@@ -152,7 +179,10 @@ def main():
     chosen = [b for b in BENCHMARKS
               if not args.only or b[0] in args.only or b[0] == "parse-only"
               or any(b[0] == o for o in args.only)]
-    needed = {b[3] for b in chosen if b[3] and not b[3].startswith("jq")}
+    needed = set()
+    for b in chosen:
+        if b[3]:
+            needed.update(b[3][3:].split("|") if b[3].startswith("jq:") else [b[3]])
     chosen = [b for b in BENCHMARKS if b in chosen or b[0] in needed]
     rows = {}
     for name, corpus_name, command, _ in chosen:
@@ -168,8 +198,14 @@ def main():
         if baseline == "parse-only":
             ratio = f"{medians[key] / medians[('parse-only', corpus_name)]:.2f}x parse-only"
         elif baseline and baseline.startswith("jq:"):
-            ours = (baseline[3:], corpus_name)
+            others = baseline[3:].split("|")
+            for other in others[1:]:
+                ours = (other, corpus_name)
+                extra = f"jq {medians[key] / medians[ours]:.1f}x slower"
+                print(f"{name + ' vs ' + other:44} {corpus_name:6} {medians[key]:9.3f} {extra:>22}")
+            ours = (others[0], corpus_name)
             ratio = f"jq {medians[key] / medians[ours]:.1f}x slower"
+            name = f"{name} vs {others[0]}"
         print(f"{name:44} {corpus_name:6} {medians[key]:9.3f} {ratio:>22} {rss[key]:12.1f}")
 
     if args.memory:

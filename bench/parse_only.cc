@@ -3,6 +3,12 @@
 //
 //   parse_only FILE   prints the number of lines parsed
 #include <malloc.h>
+// The same RapidJSON configuration as convo (lib/json.h): SIMD string scanning.
+#if defined(__SSE2__)
+#define RAPIDJSON_SSE2
+#elif defined(__ARM_NEON)
+#define RAPIDJSON_NEON
+#endif
 #include <rapidjson/document.h>
 
 #include <cstdio>

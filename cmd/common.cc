@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "io/output.h"
+#include "message_types.h"
 #include "progress.h"
 
 namespace convo::cli {
@@ -176,6 +177,19 @@ CLI::Validator one_of(std::vector<std::string> choices, std::string what) {
         return fmt::format("unknown {} '{}' (choose from {})", what, value, join(choices));
       },
       description);
+}
+
+CLI::Validator type_names() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        try {
+          TypeSet::parse(value);
+        } catch (const Error& error) {
+          return error.message();
+        }
+        return "";
+      },
+      "TYPE,...");
 }
 
 void StderrDiagnostics::warning(const Location& where, std::string_view what) {

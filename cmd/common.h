@@ -76,6 +76,10 @@ std::vector<std::string> format_choices(bool with_auto);
 // "unknown format 'opnai' (did you mean 'openai'?)".
 CLI::Validator one_of(std::vector<std::string> choices, std::string what);
 
+// A check that the value is a list of message type names (convo(1), TYPES), with a
+// hint for a near miss.
+CLI::Validator type_names();
+
 // Prints warnings to stderr: `convo: FILE:LINE:COL: warning: what`.
 class StderrDiagnostics final : public Diagnostics {
  public:
@@ -84,5 +88,8 @@ class StderrDiagnostics final : public Diagnostics {
 
 // One registration function per subcommand file, in the order of man/convo.1.
 void add_convert(CLI::App& app, Runner& run);
+void add_filter(CLI::App& app, Runner& run);
+void add_merge_runs(CLI::App& app, Runner& run);
+void add_buffer_string(CLI::App& app, Runner& run);
 
 }  // namespace convo::cli

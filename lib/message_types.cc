@@ -19,10 +19,10 @@ constexpr std::string_view k_record_types[] = {
 };
 
 constexpr std::string_view k_types[] = {
-    "human",    "user",       "ai",          "assistant", "system",    "developer",
-    "tool",     "function",   "chat",        "remove",    "event",     "progress",
-    "attachment", "summary",  "bookkeeping", "unknown",   "meta",      "sidechain",
-    "compact-summary", "api-error",
+    "human",      "user",    "ai",          "assistant", "system",    "developer",
+    "tool",       "function", "chat",       "generic",   "remove",    "turn",
+    "event",      "progress", "attachment", "summary",   "bookkeeping", "unknown",
+    "meta",       "sidechain", "compact-summary", "api-error",
 };
 
 bool is_turn_with_role(const Message& message, Role role) {
@@ -61,8 +61,11 @@ bool has_type(const Message& message, std::string_view type) {
   if (type == "function") {
     return is_turn_with_role(message, Role::function);
   }
-  if (type == "chat") {
+  if (type == "chat" || type == "generic") {
     return is_turn_with_role(message, Role::custom);
+  }
+  if (type == "turn") {
+    return message.kind == Kind::turn;
   }
   if (type == "remove") {
     return message.kind == Kind::remove;

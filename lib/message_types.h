@@ -35,8 +35,11 @@ class TypeSet {
 //   system          a system or developer message (LangChain's SystemMessage)
 //   developer       an OpenAI developer message
 //   tool            a tool message, or a user turn holding only tool_result blocks
-//   function, chat  OpenAI legacy function messages; turns with a custom role
+//   function        OpenAI legacy function messages
+//   chat, generic   turns with a custom role (LangChain ChatMessage; "generic" is
+//                   LangChain.js's name for it)
 //   remove          LangChain/Synaptic RemoveMessage
+//   turn            any conversation turn, whatever its role
 //   event           a Claude Code `system` record (notices, compact boundaries, ...)
 //   progress, attachment, summary, bookkeeping, unknown
 //                   other Claude Code record kinds (bookkeeping: snapshots, queue

@@ -128,4 +128,15 @@ std::vector<AtomicUnit> atomic_units(std::span<const Message> conversation) {
   return units;
 }
 
+std::string_view answered_call(const Block& block) {
+  return block.type == BlockType::tool_result ? std::string_view(block.id) : std::string_view();
+}
+
+std::string_view owning_call(const Message& message) {
+  if (message.kind == Kind::turn) {
+    return {};
+  }
+  return message.envelope.tool_use_id;
+}
+
 }  // namespace convo

@@ -58,4 +58,17 @@ struct AtomicUnit {
 // Linear in the input.
 std::vector<AtomicUnit> atomic_units(std::span<const Message> conversation);
 
+// --- One record at a time (streaming stages: filter) ---
+
+// The id of the tool call `block` answers (a tool_result's tool_use_id), or "" for
+// any other block.
+std::string_view answered_call(const Block& block);
+
+// The id of the tool call a record that is not a conversation turn belongs to: a
+// Claude Code progress record's parentToolUseID or a system record's toolUseID
+// (hook notices, agent progress). "" for turns and for records of no call. Such ids
+// are not always tool_use ids (session hooks name a uuid), so only compare them
+// with ids of calls.
+std::string_view owning_call(const Message& message);
+
 }  // namespace convo

@@ -58,3 +58,16 @@ TEST_CASE("a type list parses with hints for typos", "[types]") {
     CHECK(error.code() == ExitCode::usage);
   }
 }
+
+TEST_CASE("turn names every conversation message, generic a custom role", "[types]") {
+  auto messages = read_messages(
+      R"({"type":"user","message":{"role":"user","content":"hi"}})" "\n"
+      R"({"type":"progress","data":{"type":"hook_progress"}})" "\n");
+  REQUIRE(messages.size() == 2);
+  CHECK(has_type(messages[0], "turn"));
+  CHECK_FALSE(has_type(messages[1], "turn"));
+  auto chat = read_messages(R"({"role":"narrator","content":"n"})");
+  CHECK(has_type(chat.at(0), "generic"));
+  CHECK(has_type(chat.at(0), "chat"));
+  CHECK(TypeSet::parse("turn,generic").matches(chat.at(0)));
+}

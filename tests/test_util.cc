@@ -1,5 +1,9 @@
 #include "test_util.h"
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "io/output.h"
 #include "stages/convert.h"
 
@@ -45,6 +49,46 @@ ConvertResult convert_text(const std::string& text, Format to, ReadOptions optio
   CollectingDiagnostics diagnostics;
   convert(convert_options, out, diagnostics, memory_files({{"in.jsonl", text}}));
   return {out.str(), diagnostics.lines};
+}
+
+StageResult run_stage_on(const std::string& text, const StageFactory& make_stage,
+                         const SinkFactory& make_sink, ReadOptions options) {
+  StreamOptions stream;
+  stream.inputs = {"in.jsonl"};
+  stream.read = options;
+  StringOutput out;
+  CollectingDiagnostics diagnostics;
+  run_stream(stream, make_stage, make_sink ? make_sink : format_sink(std::nullopt), out,
+             diagnostics, memory_files({{"in.jsonl", text}}));
+  return {out.str(), diagnostics.lines};
+}
+
+std::vector<CorpusFile> corpus_files() {
+  namespace fs = std::filesystem;
+  static constexpr std::pair<const char*, Format> k_folders[] = {
+      {"claude-code", Format::claude_code},
+      {"anthropic-api", Format::anthropic},
+      {"openai-chat", Format::openai},
+  };
+  std::vector<CorpusFile> files;
+  fs::path root = CONVO_CORPUS_DIR;
+  if (!fs::is_directory(root)) {
+    return files;
+  }
+  for (const auto& [folder, format] : k_folders) {
+    for (const auto& entry : fs::recursive_directory_iterator(root / folder)) {
+      const fs::path& path = entry.path();
+      if (!entry.is_regular_file() ||
+          (path.extension() != ".jsonl" && path.extension() != ".json")) {
+        continue;
+      }
+      std::ifstream in(path, std::ios::binary);
+      std::ostringstream text;
+      text << in.rdbuf();
+      files.push_back({path.string(), text.str(), format});
+    }
+  }
+  return files;
 }
 
 std::string encode_all(std::vector<Message>& messages, Format to) {

@@ -35,6 +35,28 @@ struct ConvertResult {
 ConvertResult convert_text(const std::string& text, Format to, ReadOptions options = {},
                            bool strict = false);
 
+struct StageResult {
+  std::string out;
+  std::vector<std::string> warnings;
+};
+
+// Runs a stage made by `make_stage` on `text` (read as "in.jsonl") and writes what
+// it passes on through a sink from `make_sink` (by default, each message in its own
+// format, as the subcommands that write transcripts do).
+StageResult run_stage_on(const std::string& text, const StageFactory& make_stage,
+                         const SinkFactory& make_sink = {}, ReadOptions options = {});
+
+// A real transcript from ../shared/corpus: its path, text and format.
+struct CorpusFile {
+  std::string path;
+  std::string text;
+  Format format;
+};
+
+// Every transcript of the corpus (.jsonl and .json files of the claude-code,
+// anthropic-api and openai-chat folders); empty when there is no corpus.
+std::vector<CorpusFile> corpus_files();
+
 // Encodes `messages` (consumed) in `to` and returns the output.
 std::string encode_all(std::vector<Message>& messages, Format to);
 

@@ -135,6 +135,45 @@ class ClaudeCodeDecoder final : public Decoder {
   }
 };
 
+// Writes over the original response the fields a stage changed: merge-runs takes
+// stop_reason and usage from the last piece of a response. Unchanged fields keep
+// their original form.
+void patch_response_fields(ObjectWriter& message, const JsonValue& original, const Message& m) {
+  const std::string& stop_reason = m.envelope.stop_reason;
+  if (!stop_reason.empty() && string_member(original, "stop_reason") != stop_reason) {
+    message.set_string("stop_reason", stop_reason);
+  }
+  const JsonValue* usage = find_member(original, "usage");
+  const Usage& u = m.usage;
+  std::pair<std::string_view, std::optional<std::int64_t>> counts[] = {
+      {"input_tokens", u.input},
+      {"output_tokens", u.output},
+      {"cache_read_input_tokens", u.cache_read},
+      {"cache_creation_input_tokens", u.cache_write},
+  };
+  bool changed = false;
+  for (const auto& [key, value] : counts) {
+    const JsonValue* was = usage != nullptr && usage->IsObject() ? find_member(*usage, key) : nullptr;
+    changed |= value && (was == nullptr || !was->IsNumber() || was->GetDouble() != double(*value));
+  }
+  if (!changed) {
+    return;
+  }
+  std::vector<std::pair<std::string_view, std::int64_t>> values;
+  for (const auto& [key, value] : counts) {
+    if (value) {
+      values.emplace_back(key, *value);
+    }
+  }
+  message.set("usage", [usage, values](JsonWriter& w) {
+    ObjectWriter object(w, usage);
+    for (const auto& [key, value] : values) {
+      object.set_int(key, value);
+    }
+    object.write();
+  });
+}
+
 class ClaudeCodeEncoder final : public EncoderBase {
  public:
   explicit ClaudeCodeEncoder(LossReport& loss) : EncoderBase(Format::claude_code, loss) {}
@@ -210,6 +249,9 @@ class ClaudeCodeEncoder final : public EncoderBase {
           message.set("content", [&, keep](JsonWriter& cw) {
             write_anthropic_content(cw, m.content, keep, drop_block);
           });
+        }
+        if (inner != nullptr && m.role == Role::assistant) {
+          patch_response_fields(message, *inner, m);
         }
         if (inner == nullptr && m.role == Role::assistant) {
           if (!e.message_id.empty()) {

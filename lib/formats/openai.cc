@@ -503,11 +503,12 @@ class OpenAIEncoder final : public EncoderBase {
     bool all_text = std::all_of(kept.begin(), kept.end(),
                                 [](const Block* b) { return b->type == BlockType::text; });
     // Keep the original's string or null when it was one (the tool calls were folded
-    // into blocks on the way in); otherwise one text becomes a string, and several
-    // parts stay parts.
+    // into blocks on the way in) and still is one text; otherwise one text becomes a
+    // string, and several parts (a string merged with parts by merge-runs) stay parts.
     const JsonValue* original =
         same_format(m) ? find_member(*m.json, "content") : nullptr;
-    bool was_text = original != nullptr && (original->IsString() || original->IsNull());
+    bool was_text = original != nullptr && (original->IsString() || original->IsNull()) &&
+                    kept.size() <= 1;
     bool fresh_text = original == nullptr && kept.size() <= 1;
     if (all_text && (was_text || fresh_text)) {
       std::string text;

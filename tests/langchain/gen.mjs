@@ -7,10 +7,11 @@
 // (assistant tool calls with tool results, 1), names (some user messages carry a
 // name, 1), ids (every message has an id, 1), system (a system message first, 1),
 // runs (consecutive messages of one role, 1), multiline (texts with newlines, 1),
-// parts (some user contents as text parts, 0), empty (some empty contents, 0).
+// parts (some user contents as text parts, 0), empty (some empty contents, 0),
+// calltext (assistant messages with tool calls sometimes have text, 1; 0: never).
 
 export function parseSpec(spec) {
-  const opts = { seed: 0, messages: 30, tools: 1, names: 1, ids: 1, system: 1, runs: 1, multiline: 1, parts: 0, empty: 0 };
+  const opts = { seed: 0, messages: 30, tools: 1, names: 1, ids: 1, system: 1, runs: 1, multiline: 1, parts: 0, empty: 0, calltext: 1 };
   for (const kv of String(spec || "").split(",").filter(Boolean)) {
     const [k, v] = kv.split("=");
     if (!(k in opts)) throw new Error(`gen: unknown option ${k}`);
@@ -75,7 +76,7 @@ export function generate(spec) {
         const args = { query: words(2), limit: Math.floor(rand() * 10) };
         calls.push({ id: `call_${nextCall++}`, type: "function", function: { name: pick(TOOLS), arguments: JSON.stringify(args) } });
       }
-      push({ role: "assistant", content: chance(0.5) ? words(6) : null, tool_calls: calls });
+      push({ role: "assistant", content: o.calltext && chance(0.5) ? words(6) : null, tool_calls: calls });
       for (const call of calls) push({ role: "tool", tool_call_id: call.id, content: text() });
     }
     push({ role: "assistant", content: text() });
