@@ -8,7 +8,8 @@
 
 namespace convo::fuzz {
 
-void run_stage_on(const std::uint8_t* data, std::size_t size, const StageFactory& make_stage) {
+void run_stage_on(const std::uint8_t* data, std::size_t size, const StageFactory& make_stage,
+                  const SinkFactory& make_sink) {
   if (size < 2) {
     return;
   }
@@ -46,7 +47,8 @@ void run_stage_on(const std::uint8_t* data, std::size_t size, const StageFactory
   StringOutput out;
   NullDiagnostics diagnostics;
   try {
-    run_stream(options, make_stage, out, diagnostics, open);
+    run_stream(options, make_stage, make_sink ? make_sink : format_sink(options.to), out,
+               diagnostics, open);
   } catch (const Error&) {
     // A bad input, reported with its place: what convo is meant to do.
   }

@@ -17,9 +17,11 @@ namespace convo::fuzz {
 
 // Runs `run_stream` on `data` as one input (two, split at the middle, with -j 2
 // when the first byte says so), with the policy and output format the first bytes
-// choose, and `make_stage` as the stage. Returns normally on success and on
-// convo::Error; lets anything else escape.
-void run_stage_on(const std::uint8_t* data, std::size_t size, const StageFactory& make_stage);
+// choose, `make_stage` as the stage and `make_sink` as the sink (transcripts in the
+// chosen format when empty). Returns normally on success and on convo::Error; lets
+// anything else escape.
+void run_stage_on(const std::uint8_t* data, std::size_t size, const StageFactory& make_stage,
+                  const SinkFactory& make_sink = {});
 
 }  // namespace convo::fuzz
 
@@ -29,5 +31,13 @@ void run_stage_on(const std::uint8_t* data, std::size_t size, const StageFactory
 #define CONVO_FUZZ_STAGE(make_stage)                                                 \
   extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) { \
     convo::fuzz::run_stage_on(data, size, make_stage);                               \
+    return 0;                                                                        \
+  }
+
+// The same for a subcommand that writes something else than transcripts (text, a
+// report): its stage and its sink factory.
+#define CONVO_FUZZ_STAGE_WITH_SINK(make_stage, make_sink)                            \
+  extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) { \
+    convo::fuzz::run_stage_on(data, size, make_stage, make_sink);                    \
     return 0;                                                                        \
   }
