@@ -2,7 +2,7 @@
 """Benchmarks: convo's subcommands against a RapidJSON parse-only loop and jq on the
 same ~200 MB synthetic transcripts, run alternately, reported as median ratios.
 
-  bench/bench.py [--runs 5] [--only NAME ...] [--memory] [--convo build/convo]
+  bench/bench.py [--runs 5] [--only NAME ...] [--memory] [--langchain] [--convo build/convo]
 
 The parse-only baseline (bench/parse_only.cc) is built here with the same compiler
 flags and allocator settings as convo. Corpora come from ../shared/bench/gen-corpus
@@ -32,6 +32,7 @@ GEN = Path(os.environ.get("CONVO_GEN_CORPUS", ROOT.parent / "shared" / "bench" /
 CORPORA = {
     "cc": ("claude-code", 53000),
     "oa": ("openai", 83000),
+    "oa50k": ("openai", 50000),  # ~120 MB, one 50,000-message conversation (trim)
 }
 
 # name, corpus, command ({convo}, {parse_only}, {input} are filled in), baseline.
@@ -71,11 +72,32 @@ BENCHMARKS = [
      "jq:buffer-string"),
     ("merge-runs", "cc", "{convo} merge-runs {input}", "parse-only"),
     ("merge-runs", "oa", "{convo} merge-runs {input}", "parse-only"),
+    ("convert openai to langchain", "oa", "{convo} convert --to langchain {input}", "parse-only"),
+    ("convert openai to synaptic", "oa", "{convo} convert --to synaptic {input}", "parse-only"),
+    ("convert openai to agentscope", "oa", "{convo} convert --to agentscope {input}", "parse-only"),
+    ("convert openai to opencode", "oa", "{convo} convert --to opencode {input}", "parse-only"),
+    ("convert claude-code to opencode", "cc", "{convo} convert --to opencode {input}", "parse-only"),
+    # trim holds a whole conversation: oa50k is one of 50,000 messages (27.3M approx
+    # tokens; the budget is half of them), cc is Claude Code sessions of a few hundred.
+    ("parse-only", "oa50k", "{parse_only} {input}", None),
+    ("trim last, half the tokens", "oa50k", "{convo} trim --max-tokens 13673322 {input}",
+     "parse-only"),
+    ("trim first --allow-partial, half", "oa50k",
+     "{convo} trim --max-tokens 13673322 --strategy first --allow-partial {input}", "parse-only"),
+    ("trim last --include-system --start-on human", "cc",
+     "{convo} trim --max-tokens 20000 --include-system --start-on human {input}", "parse-only"),
     # Big inputs (issue 7): compressed input, and one corpus cut into 40 files, -j 1 and 2.
     ("convert own format, gzip input", "cc.gz", "{convo} convert --to claude-code {input}", None),
     ("convert own format, zstd input", "cc.zst", "{convo} convert --to claude-code {input}", None),
     ("convert own format, 40 files -j 1", "cc-dir", "{convo} convert --to claude-code -j 1 {input}", None),
     ("convert own format, 40 files -j 2", "cc-dir", "{convo} convert --to claude-code -j 2 {input}", None),
+]
+
+# LangChain.js (through tests/langchain/oracle.mjs, `npm ci` there first) on the same
+# input as a convo row, run once with --langchain (it takes about 30 s per 50,000
+# messages): (convo row name, corpus, oracle arguments).
+LANGCHAIN = [
+    ("trim last, half the tokens", "oa50k", "trim --max-tokens 13673322"),
 ]
 
 # Streaming benchmarks whose peak memory must not grow with the input (--memory).
@@ -170,6 +192,8 @@ def main():
     parser.add_argument("--only", nargs="*", help="benchmark names to run (plus their baselines)")
     parser.add_argument("--memory", action="store_true", help="also compare peak RSS at 1 GB")
     parser.add_argument("--convo", default=str(ROOT / "build" / "convo"))
+    parser.add_argument("--langchain", action="store_true",
+                        help="also time LangChain.js once on the LANGCHAIN rows")
     args = parser.parse_args()
     if not os.path.exists(GNU_TIME):
         sys.exit("bench: needs GNU time (apt-get install time)")
@@ -207,6 +231,19 @@ def main():
             ratio = f"jq {medians[key] / medians[ours]:.1f}x slower"
             name = f"{name} vs {others[0]}"
         print(f"{name:44} {corpus_name:6} {medians[key]:9.3f} {ratio:>22} {rss[key]:12.1f}")
+
+    if args.langchain:
+        print("\nLangChain.js, one run (node tests/langchain/oracle.mjs, input on stdin):")
+        oracle = ROOT / "tests" / "langchain" / "oracle.mjs"
+        for name, corpus_name, oracle_args in LANGCHAIN:
+            key = (name, corpus_name)
+            if key not in medians:
+                continue
+            command = (f"node --max-old-space-size=8000 {shlex.quote(str(oracle))} {oracle_args} "
+                       f"< {shlex.quote(str(corpus(corpus_name)))}")
+            elapsed, peak = run_once(command)
+            print(f"{name:44} {corpus_name:6} {elapsed:9.3f} "
+                  f"{f'{elapsed / medians[key]:.0f}x convo':>22} {peak:12.1f}")
 
     if args.memory:
         print("\npeak RSS at 200 MB and 1 GB (streaming subcommands):")

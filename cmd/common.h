@@ -91,5 +91,7 @@ void add_convert(CLI::App& app, Runner& run);
 void add_filter(CLI::App& app, Runner& run);
 void add_merge_runs(CLI::App& app, Runner& run);
 void add_buffer_string(CLI::App& app, Runner& run);
+void add_trim(CLI::App& app, Runner& run);
+void add_assemble(CLI::App& app, Runner& run);
 
 }  // namespace convo::cli

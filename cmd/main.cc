@@ -38,6 +38,8 @@ int main(int argc, char** argv) {
   convo::cli::add_filter(app, run);
   convo::cli::add_merge_runs(app, run);
   convo::cli::add_buffer_string(app, run);
+  convo::cli::add_trim(app, run);
+  convo::cli::add_assemble(app, run);
 
   auto usage_error = [](const std::string& what) {
     fmt::print(stderr, "convo: {}\nRun 'convo --help' for usage.\n", what);

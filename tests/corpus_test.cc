@@ -23,6 +23,8 @@ constexpr CorpusFormat k_corpus[] = {
     {"claude-code", Format::claude_code},
     {"anthropic-api", Format::anthropic},
     {"openai-chat", Format::openai},
+    {"langchain", Format::langchain},
+    {"opencode", Format::opencode},
 };
 
 std::string read_file(const fs::path& path) {

@@ -13,7 +13,9 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-void decode_source(const JsonValue& block, const std::string& path, MediaSource& out) {
+}  // namespace
+
+void decode_anthropic_source(const JsonValue& block, const std::string& path, MediaSource& out) {
   const JsonValue* source = optional_object(block, "source", path);
   if (source == nullptr) {
     return;
@@ -38,25 +40,14 @@ void decode_source(const JsonValue& block, const std::string& path, MediaSource&
   }
 }
 
+namespace {
+
 void decode_block(const JsonValue& value, const std::string& path,
                   const std::shared_ptr<const Source>& owner, Block& block) {
-  block.json = &value;
-  block.json_owner = owner;
-  if (value.IsString()) {
-    // A bare string in a content list (seen in Claude Code logs): text with no type.
-    block.type = BlockType::text;
-    block.text = std::string(view_of(value));
-    return;
-  }
-  if (!value.IsObject()) {
-    wrong_type(path, "a content block (an object)", value);
-  }
-  auto type = optional_string(value, "type", path);
+  auto type = begin_block(value, path, owner, block, "a content block (an object)");
   if (!type) {
-    block.type = BlockType::unknown;
     return;
   }
-  block.type_name = std::string(*type);
   if (auto cache_control = find_member(value, "cache_control");
       cache_control != nullptr && !cache_control->IsNull()) {
     block.cache_control = to_json(*cache_control);
@@ -89,7 +80,7 @@ void decode_block(const JsonValue& value, const std::string& path,
     block.id = std::string(optional_string(value, "tool_use_id", path).value_or(""));
   } else if (*type == "image" || *type == "document") {
     block.type = *type == "image" ? BlockType::image : BlockType::document;
-    decode_source(value, path, block.source);
+    decode_anthropic_source(value, path, block.source);
   } else {
     block.type = BlockType::unknown;
   }
@@ -274,29 +265,8 @@ bool uses_anthropic_blocks(Format format) {
 
 void decode_anthropic_content(const JsonValue* value, const std::string& path,
                               const std::shared_ptr<const Source>& source, Content& out) {
-  out.text.clear();
-  out.blocks.clear();
-  if (value == nullptr) {
-    out.form = Content::Form::absent;
-    return;
-  }
-  if (value->IsNull()) {
-    out.form = Content::Form::null;
-    return;
-  }
-  if (value->IsString()) {
-    out.form = Content::Form::string;
-    out.text = std::string(view_of(*value));
-    return;
-  }
-  if (!value->IsArray()) {
-    wrong_type(path, "a string or an array of content blocks", *value);
-  }
-  out.form = Content::Form::blocks;
-  out.blocks.resize(value->Size());
-  for (rapidjson::SizeType i = 0; i < value->Size(); ++i) {
-    decode_block((*value)[i], fmt::format("{}/{}", path, i), source, out.blocks[i]);
-  }
+  decode_content_list(value, path, source, out, decode_block,
+                      "a string or an array of content blocks");
 }
 
 void decode_anthropic_response_fields(const JsonValue& object, const std::string& path,

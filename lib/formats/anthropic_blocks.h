@@ -24,6 +24,10 @@ bool uses_anthropic_blocks(Format format);
 void decode_anthropic_content(const JsonValue* value, const std::string& path,
                               const std::shared_ptr<const Source>& source, Content& out);
 
+// Reads the `source` member of a media block at `path` (base64, url, file or text;
+// AgentScope's blocks have the same) into `out`; leaves it empty when there is none.
+void decode_anthropic_source(const JsonValue& block, const std::string& path, MediaSource& out);
+
 // Reads the members of an Anthropic response object at `path` (id, model,
 // stop_reason, usage) into `message`, where present.
 void decode_anthropic_response_fields(const JsonValue& object, const std::string& path,

@@ -96,4 +96,85 @@ const JsonValue* optional_object(const JsonValue& object, std::string_view key,
   return value;
 }
 
+void decode_content_list(const JsonValue* value, const std::string& path,
+                         const std::shared_ptr<const Source>& owner, Content& out,
+                         const BlockDecoder& decode_block, std::string_view expected) {
+  out.text.clear();
+  out.blocks.clear();
+  if (value == nullptr) {
+    out.form = Content::Form::absent;
+    return;
+  }
+  if (value->IsNull()) {
+    out.form = Content::Form::null;
+    return;
+  }
+  if (value->IsString()) {
+    out.form = Content::Form::string;
+    out.text = std::string(view_of(*value));
+    return;
+  }
+  if (!value->IsArray()) {
+    wrong_type(path, expected, *value);
+  }
+  out.form = Content::Form::blocks;
+  out.blocks.resize(value->Size());
+  for (rapidjson::SizeType i = 0; i < value->Size(); ++i) {
+    decode_block((*value)[i], fmt::format("{}/{}", path, i), owner, out.blocks[i]);
+  }
+}
+
+std::optional<std::string_view> begin_block(const JsonValue& element, const std::string& path,
+                                            const std::shared_ptr<const Source>& owner, Block& block,
+                                            std::string_view expected) {
+  block.json = &element;
+  block.json_owner = owner;
+  if (element.IsString()) {
+    // A bare string in a content list (Claude Code logs, LangChain): text.
+    block.type = BlockType::text;
+    block.text = std::string(view_of(element));
+    return std::nullopt;
+  }
+  if (!element.IsObject()) {
+    wrong_type(path, expected, element);
+  }
+  auto type = optional_string(element, "type", path);
+  if (!type) {
+    block.type = BlockType::unknown;
+    return std::nullopt;
+  }
+  block.type_name = std::string(*type);
+  return type;
+}
+
+void for_each_object(const JsonValue* value, const std::string& path, std::string_view what,
+                     std::string_view element_what,
+                     const std::function<void(const JsonValue& element, const std::string& path)>& each) {
+  if (value == nullptr || value->IsNull()) {
+    return;
+  }
+  if (!value->IsArray()) {
+    wrong_type(path, what, *value);
+  }
+  for (rapidjson::SizeType i = 0; i < value->Size(); ++i) {
+    std::string element_path = fmt::format("{}/{}", path, i);
+    if (!(*value)[i].IsObject()) {
+      wrong_type(element_path, element_what, (*value)[i]);
+    }
+    each((*value)[i], element_path);
+  }
+}
+
+void content_to_blocks(Content& content) {
+  if (content.form == Content::Form::blocks) {
+    return;
+  }
+  std::string text = std::move(content.text);
+  content.text.clear();
+  content.form = Content::Form::blocks;
+  if (!text.empty()) {
+    content.blocks.push_back(Block::make_text(std::move(text)));
+  }
+}
+
 }  // namespace convo

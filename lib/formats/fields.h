@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +43,38 @@ std::optional<double> optional_number(const JsonValue& object, std::string_view 
 // The object member `key`; nullptr when missing or null, a DecodeError for other types.
 const JsonValue* optional_object(const JsonValue& object, std::string_view key,
                                  std::string_view path);
+
+// Decodes one element of a content list (at `path`) into `block`.
+using BlockDecoder = std::function<void(const JsonValue& element, const std::string& path,
+                                        const std::shared_ptr<const Source>& owner, Block& block)>;
+
+// Decodes a content member (`value`, nullptr when missing) at `path`: absent, null, a
+// string, or a list whose elements `decode_block` reads. Anything else is a
+// DecodeError saying it should be `expected` ("a string or a list of content blocks").
+void decode_content_list(const JsonValue* value, const std::string& path,
+                         const std::shared_ptr<const Source>& owner, Content& out,
+                         const BlockDecoder& decode_block, std::string_view expected);
+
+// Starts decoding a content list element into `block` (pointing it at its JSON):
+// a bare string is a text block, an object without `type` an unknown block; both
+// return nullopt, being done. Otherwise returns the `type`, also kept as
+// `block.type_name`. An element that is neither is a DecodeError saying it should
+// be `expected` ("a content block (an object)").
+std::optional<std::string_view> begin_block(const JsonValue& element, const std::string& path,
+                                            const std::shared_ptr<const Source>& owner, Block& block,
+                                            std::string_view expected);
+
+// Calls `each` with every element of the list `value` (nullptr or null: none) at
+// `path`, and the element's path. A value that is not a list is a DecodeError saying
+// it should be `what` ("a list of tool calls"); an element that is not an object,
+// one saying it should be `element_what` ("a tool call (an object)").
+void for_each_object(const JsonValue* value, const std::string& path, std::string_view what,
+                     std::string_view element_what,
+                     const std::function<void(const JsonValue& element, const std::string& path)>& each);
+
+// Makes a string content a list of blocks (one text block, none when it was empty),
+// so that tool calls decoded from beside it can join it.
+void content_to_blocks(Content& content);
 
 // A DecodeError saying the value at `path` should be `expected` but is `actual`.
 [[noreturn]] void wrong_type(std::string_view path, std::string_view expected,

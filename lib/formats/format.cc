@@ -7,9 +7,13 @@
 #include <algorithm>
 #include <climits>
 
+#include "formats/agentscope.h"
 #include "formats/anthropic.h"
 #include "formats/claude_code.h"
+#include "formats/langchain.h"
+#include "formats/synaptic.h"
 #include "formats/openai.h"
+#include "formats/opencode.h"
 #include "io/output.h"
 #include "utf8.h"
 
@@ -280,16 +284,21 @@ void EncoderBase::write(Message&& message, Output& out) {
     close_container(out);
   }
   if (message.kind == Kind::invalid) {
+    write_drained(out);
     out.write_line(message.raw);
     return;
   }
   if (message.container && message.container->format == m_format) {
+    if (!m_container) {
+      write_drained(out);
+    }
     m_container = message.container;
     m_held.push_back(std::move(message));
     return;
   }
   if ((message.origin == m_format || message.origin == Format::none) && !message.modified &&
       !message.raw.empty()) {
+    write_drained(out);
     out.write_line(message.raw);
     return;
   }
@@ -307,12 +316,38 @@ void EncoderBase::finish(Output& out) {
   if (m_container) {
     close_container(out);
   }
+  write_drained(out);
+}
+
+void EncoderBase::write_drained(Output& out) {
+  m_values.clear();
+  drain(m_values);
+  for (const std::string& value : m_values) {
+    out.write_line(value);
+  }
+}
+
+void EncoderBase::values_of(const Message& message, std::vector<std::string>& values) {
+  values.clear();
+  if (!message.modified && message.json != nullptr) {
+    values.push_back(to_json(*message.json));
+  } else {
+    encode(message, values);
+  }
 }
 
 // Writes the open container: its original bytes when every message came back
-// unchanged and in place, else the document rebuilt around the messages as they are
-// now (members other than the messages are copied from the original).
+// unchanged and in place, else the document rebuilt by `write_changed_container`.
 void EncoderBase::close_container(Output& out) {
+  // Closed even when writing it throws (EncodeError under --on-error skip|keep),
+  // so that it is not written again.
+  struct Closer {
+    EncoderBase& encoder;
+    ~Closer() {
+      encoder.m_held.clear();
+      encoder.m_container.reset();
+    }
+  } closer{*this};
   const Container& container = *m_container;
   bool intact = m_held.size() == container.size;
   for (std::size_t i = 0; intact && i < m_held.size(); ++i) {
@@ -320,38 +355,37 @@ void EncoderBase::close_container(Output& out) {
   }
   if (intact) {
     out.write_line(container.raw);
-    m_held.clear();
-    m_container.reset();
-    return;
+  } else {
+    write_changed_container(container, m_held, out);
   }
+  m_held.clear();
+  m_container.reset();
+}
 
+// The document rebuilt around the messages as they are now (members other than the
+// messages are copied from the original).
+void EncoderBase::write_changed_container(const Container& container, std::vector<Message>& held,
+                                          Output& out) {
   const JsonValue& root = container.source->doc;
   const JsonValue* array = container.array_key.empty() ? &root : find_member(root, container.array_key);
-  auto value_of = [&](const Message& message, std::vector<std::string>& values) {
-    values.clear();
-    if (!message.modified && message.json != nullptr) {
-      values.push_back(to_json(*message.json));
-    } else {
-      encode(message, values);
-    }
-  };
+  std::vector<std::string> values;
 
   rapidjson::StringBuffer buffer;
   JsonWriter writer(buffer);
   auto write_messages = [&] {
     writer.StartArray();
-    for (const Message& message : m_held) {
+    for (const Message& message : held) {
       if (container.system_slot && message.slot == 0) {
         continue;
       }
-      value_of(message, m_values);
+      values_of(message, values);
       const JsonValue* element = nullptr;
       std::size_t index = container.system_slot ? message.slot - 1 : message.slot;
       if (!container.wrapper_key.empty() && array != nullptr && array->IsArray() &&
           index < array->Size()) {
         element = &(*array)[static_cast<rapidjson::SizeType>(index)];
       }
-      for (const std::string& value : m_values) {
+      for (const std::string& value : values) {
         if (element == nullptr || !element->IsObject()) {
           writer.RawValue(value.data(), value.size(), rapidjson::kObjectType);
           continue;
@@ -382,19 +416,19 @@ void EncoderBase::close_container(Output& out) {
         write_messages();
       } else if (container.system_slot && key == "system") {
         // The system prompt is slot 0; it is left out when a stage dropped it.
-        auto system = std::find_if(m_held.begin(), m_held.end(),
+        auto system = std::find_if(held.begin(), held.end(),
                                    [](const Message& m) { return m.slot == 0; });
-        if (system == m_held.end()) {
+        if (system == held.end()) {
           continue;
         }
         writer.Key(member.name.GetString(), member.name.GetStringLength());
         if (!system->modified) {
           member.value.Accept(writer);
         } else {
-          value_of(*system, m_values);
+          values_of(*system, values);
           JsonDoc encoded;
           const JsonValue* content = nullptr;
-          if (!m_values.empty() && !parse_json(m_values.front(), encoded)) {
+          if (!values.empty() && !parse_json(values.front(), encoded)) {
             content = find_member(encoded, "content");
           }
           if (content != nullptr) {
@@ -411,10 +445,7 @@ void EncoderBase::close_container(Output& out) {
     writer.EndObject();
   }
   std::string_view rebuilt(buffer.GetString(), buffer.GetSize());
-  Location where = m_held.empty() ? Location{} : m_held.front().where;
-  m_held.clear();
-  std::shared_ptr<const Container> open = std::move(m_container);
-  check_utf8(rebuilt, where, open->raw);
+  check_utf8(rebuilt, held.empty() ? Location{} : held.front().where, container.raw);
   out.write_line(rebuilt);
 }
 
@@ -432,11 +463,25 @@ const FormatInfo k_formats[] = {
     {Format::openai, "openai",
      "OpenAI Chat Completions messages, one per line; request and response bodies as input",
      sniff_openai, make_openai_decoder, make_openai_encoder},
+    {Format::langchain, "langchain",
+     "LangChain messages: messages_to_dict records, lc constructor form, plain dicts",
+     sniff_langchain, make_langchain_decoder, make_langchain_encoder},
+    {Format::agentscope, "agentscope",
+     "AgentScope Msg.to_dict() records, one per line (1.x and 2.x)",
+     sniff_agentscope, make_agentscope_decoder, make_agentscope_encoder},
+    {Format::opencode, "opencode",
+     "OpenCode messages with their parts, one per line, and `opencode export` documents",
+     sniff_opencode, make_opencode_decoder, make_opencode_encoder},
+    {Format::synaptic, "synaptic",
+     "Synaptic (Rust) messages, one per line: role-tagged, content_blocks, tool_calls",
+     sniff_synaptic, make_synaptic_decoder, make_synaptic_encoder},
 };
 
 // When two formats score the same, the earlier one here wins: a file of plain
 // {"role","content"} lines is read as OpenAI chat, the most common such file.
-constexpr Format k_detect_priority[] = {Format::openai, Format::anthropic, Format::claude_code};
+constexpr Format k_detect_priority[] = {Format::openai,    Format::anthropic, Format::claude_code,
+                                        Format::langchain, Format::agentscope, Format::opencode,
+                                        Format::synaptic};
 
 }  // namespace
 

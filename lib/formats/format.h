@@ -23,6 +23,10 @@ enum class Format : std::uint8_t {
   claude_code,
   anthropic,
   openai,
+  langchain,
+  agentscope,
+  opencode,
+  synaptic,
 };
 
 // A record that is valid JSON but not a valid record of the format. `path` is a
@@ -166,8 +170,25 @@ class EncoderBase : public Encoder {
     return message.origin == m_format && message.json != nullptr;
   }
 
+  // Writes a container of this format whose messages did not all come back
+  // unchanged and in place (`held`, in order). The default rebuilds the document
+  // around its message array (`Container::array_key`); formats whose containers are
+  // shaped otherwise (one OpenCode message split into several turns) override it.
+  virtual void write_changed_container(const Container& container, std::vector<Message>& held,
+                                       Output& out);
+
+  // Appends to `values` what the format holds back between messages (an OpenCode
+  // assistant message waiting for its tool results). Called before a record that
+  // does not go through `encode` is written, and at the end of each input.
+  virtual void drain(std::vector<std::string>& values) { (void)values; }
+
+  // The messages `encode` would write for `message`, or its original JSON when it
+  // is unchanged and of this format: what a rebuilt container holds in its place.
+  void values_of(const Message& message, std::vector<std::string>& values);
+
  private:
   void close_container(Output& out);
+  void write_drained(Output& out);
 
   Format m_format;
   LossReport& m_loss;

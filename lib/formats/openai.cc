@@ -6,6 +6,7 @@
 
 #include "formats/fields.h"
 #include "formats/object_writer.h"
+#include "formats/tool_turns.h"
 
 namespace convo {
 
@@ -86,22 +87,10 @@ const JsonValue* array_member(const JsonValue& object, std::string_view key) {
 
 void decode_part(const JsonValue& part, const std::string& path,
                  const std::shared_ptr<const Source>& owner, Block& block) {
-  block.json = &part;
-  block.json_owner = owner;
-  if (part.IsString()) {
-    block.type = BlockType::text;
-    block.text = std::string(view_of(part));
-    return;
-  }
-  if (!part.IsObject()) {
-    wrong_type(path, "a content part (an object)", part);
-  }
-  auto type = optional_string(part, "type", path);
+  auto type = begin_block(part, path, owner, block, "a content part (an object)");
   if (!type) {
-    block.type = BlockType::unknown;
     return;
   }
-  block.type_name = std::string(*type);
   if (*type == "text") {
     block.type = BlockType::text;
     block.text = std::string(required_string(part, "text", path, "text part"));
@@ -144,27 +133,8 @@ void decode_part(const JsonValue& part, const std::string& path,
 
 void decode_content(const JsonValue* value, const std::string& path,
                     const std::shared_ptr<const Source>& owner, Content& out) {
-  if (value == nullptr) {
-    out.form = Content::Form::absent;
-    return;
-  }
-  if (value->IsNull()) {
-    out.form = Content::Form::null;
-    return;
-  }
-  if (value->IsString()) {
-    out.form = Content::Form::string;
-    out.text = std::string(view_of(*value));
-    return;
-  }
-  if (!value->IsArray()) {
-    wrong_type(path, "a string, null or an array of content parts", *value);
-  }
-  out.form = Content::Form::blocks;
-  out.blocks.resize(value->Size());
-  for (rapidjson::SizeType i = 0; i < value->Size(); ++i) {
-    decode_part((*value)[i], fmt::format("{}/{}", path, i), owner, out.blocks[i]);
-  }
+  decode_content_list(value, path, owner, out, decode_part,
+                      "a string, null or an array of content parts");
 }
 
 void decode_role(std::string_view role, Message& message) {
@@ -182,8 +152,10 @@ void decode_role(std::string_view role, Message& message) {
   message.custom_role = std::string(role);
 }
 
-void decode_tool_calls(const JsonValue& object, const std::string& path,
-                       const std::shared_ptr<const Source>& owner, Content& content) {
+}  // namespace
+
+void decode_openai_tool_calls(const JsonValue& object, const std::string& path,
+                              const std::shared_ptr<const Source>& owner, Content& content) {
   const JsonValue* calls = find_member(object, "tool_calls");
   if (calls == nullptr || calls->IsNull()) {
     return;
@@ -192,14 +164,7 @@ void decode_tool_calls(const JsonValue& object, const std::string& path,
   if (!calls->IsArray()) {
     wrong_type(calls_path, "an array of tool calls", *calls);
   }
-  if (content.form == Content::Form::string) {
-    std::string text = std::move(content.text);
-    content.text.clear();
-    if (!text.empty()) {
-      content.blocks.push_back(Block::make_text(std::move(text)));
-    }
-  }
-  content.form = Content::Form::blocks;
+  content_to_blocks(content);
   for (rapidjson::SizeType i = 0; i < calls->Size(); ++i) {
     const JsonValue& call = (*calls)[i];
     std::string call_path = fmt::format("{}/{}", calls_path, i);
@@ -228,6 +193,8 @@ void decode_tool_calls(const JsonValue& object, const std::string& path,
   }
 }
 
+namespace {
+
 void decode_message(const JsonValue& object, const std::string& path, Message& message) {
   auto role = optional_string(object, "role", path);
   if (!role) {
@@ -254,7 +221,7 @@ void decode_message(const JsonValue& object, const std::string& path, Message& m
   }
   decode_content(content, content_path, message.source, message.content);
   if (message.role == Role::assistant) {
-    decode_tool_calls(object, path, message.source, message.content);
+    decode_openai_tool_calls(object, path, message.source, message.content);
   }
 }
 
@@ -374,20 +341,12 @@ class OpenAIEncoder final : public EncoderBase {
     }
     // Tool results become tool messages, one per result, ahead of what else the
     // message holds (Anthropic puts tool results first in a user message).
-    std::vector<const Block*> rest;
-    if (message.content.is_blocks()) {
-      for (const Block& block : message.content.blocks) {
-        if (block.type == BlockType::tool_result) {
-          values.push_back(tool_message(message, block));
-        } else {
-          rest.push_back(&block);
-        }
-      }
-      if (rest.empty() && !values.empty()) {
-        return;
-      }
+    auto rest = split_off_results(
+        message, [&](const Block& result) { values.push_back(tool_message(message, result)); });
+    if (!rest) {
+      return;
     }
-    if (auto plain = plain_message(message, rest)) {
+    if (auto plain = plain_message(message, *rest)) {
       values.push_back(std::move(*plain));
     }
   }

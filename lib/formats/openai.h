@@ -17,4 +17,10 @@ int sniff_openai(const JsonValue& record);
 std::unique_ptr<Decoder> make_openai_decoder();
 std::unique_ptr<Encoder> make_openai_encoder(LossReport& loss);
 
+// Appends to `content` (made a list of blocks) a tool_use block for each OpenAI tool
+// call in the `tool_calls` member of `object` (at `path`), the arguments kept as
+// their JSON text. LangChain's old records keep such calls in additional_kwargs.
+void decode_openai_tool_calls(const JsonValue& object, const std::string& path,
+                              const std::shared_ptr<const Source>& owner, Content& content);
+
 }  // namespace convo

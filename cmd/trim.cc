@@ -1,0 +1,134 @@
+// convo trim: fit each conversation into a token budget without breaking it apart.
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "common.h"
+#include "message_types.h"
+#include "stages/trim.h"
+#include "tokens.h"
+
+namespace convo::cli {
+
+namespace {
+
+struct TrimArgs {
+  InputArgs input;
+  OutputArgs output;
+  ConversationArgs conversation;
+  std::int64_t max_tokens = -1;
+  std::string strategy = "last";
+  bool include_system = false;
+  bool allow_partial = false;
+  std::string start_on;
+  std::string end_on;
+  std::string text_splitter = "newline";
+  std::string token_counter = "approx";
+  double chars_per_token = k_chars_per_token;
+};
+
+constexpr const char* k_help = R"(Keep the part of each conversation that fits in a token budget.
+
+Examples:
+  convo trim --max-tokens 300 session.jsonl
+  convo trim --max-tokens 100 --include-system --start-on human chat.jsonl
+  convo trim --max-tokens 135 --strategy first --end-on ai chat.jsonl
+  convo trim --max-tokens 30 --allow-partial notes.jsonl
+  convo trim --max-tokens 6 --token-counter messages chat.jsonl
+  convo trim --max-tokens 300 --token-counter usage session.jsonl
+
+LangChain's trim_messages semantics (strategy last by default), except that a
+tool call and its results, and the records of one API response, are kept or
+dropped together: the output never has a result without its call or a call
+without its results. Tokens are counted as LangChain's count_tokens_approximately
+does unless --token-counter says otherwise. Each input file (each Claude Code
+session) is trimmed on its own; kept records are written byte for byte. See
+convo-trim(1) for every rule.)";
+
+}  // namespace
+
+void add_trim(CLI::App& app, Runner& run) {
+  auto args = std::make_shared<TrimArgs>();
+  CLI::App* sub = app.add_subcommand("trim", "Keep what fits in a token budget, tool calls whole");
+  sub->description(k_help);
+  sub->add_option("--max-tokens", args->max_tokens, "The token budget of each conversation")
+      ->required()
+      ->option_text("N")
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            return !value.empty() && value[0] == '-' ? "must be 0 or more" : "";
+          },
+          ""));
+  sub->add_option("--strategy", args->strategy,
+                  "last: keep the newest messages that fit; first: the oldest")
+      ->capture_default_str()
+      ->check(one_of({"first", "last"}, "strategy"));
+  sub->add_flag("--include-system", args->include_system,
+                "Keep a leading system message, counted against the budget (strategy last)");
+  sub->add_flag("--allow-partial", args->allow_partial,
+                "Keep part of the message at the cut when a whole one does not fit");
+  sub->add_option("--start-on", args->start_on,
+                  "Drop the oldest kept messages until one of these types starts the window "
+                  "(strategy last)")
+      ->check(type_names());
+  sub->add_option("--end-on", args->end_on,
+                  "Drop the newest kept messages until one of these types ends the window")
+      ->check(type_names());
+  sub->add_option("--text-splitter", args->text_splitter,
+                  "Where --allow-partial may cut a text: newline, space or char")
+      ->capture_default_str()
+      ->check(one_of(text_splitter_names(), "text splitter"));
+  sub->add_option("--token-counter", args->token_counter,
+                  "approx (LangChain's count_tokens_approximately), messages (1 each), or "
+                  "usage (recorded output tokens of responses, approx for the rest)")
+      ->capture_default_str()
+      ->check(one_of(token_counter_names(), "token counter"));
+  sub->add_option("--chars-per-token", args->chars_per_token,
+                  "Characters per token for approx and usage's fallback (default 4)")
+      ->capture_default_str()
+      ->option_text("X")
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            double x = 0;
+            return CLI::detail::lexical_cast(value, x) && x > 0 ? "" : "must be a number above 0";
+          },
+          ""));
+  add_conversation_flags(*sub, args->conversation);
+  add_output_flags(*sub, args->output);
+  add_input_flags(*sub, args->input);
+  sub->callback([args, sub, &run] {
+    TrimOptions options;
+    options.max_tokens = args->max_tokens;
+    options.strategy = args->strategy == "first" ? TrimStrategy::first : TrimStrategy::last;
+    options.include_system = args->include_system;
+    options.allow_partial = args->allow_partial;
+    options.start_on = TypeSet::parse(args->start_on);
+    options.end_on = TypeSet::parse(args->end_on);
+    options.text_splitter = *parse_text_splitter(args->text_splitter);
+    TokenCountOptions counting;
+    counting.kind = *parse_token_counter(args->token_counter);
+    counting.chars_per_token = args->chars_per_token;
+    if (sub->count("--chars-per-token") > 0 && counting.kind == TokenCounterKind::messages) {
+      throw CLI::ValidationError("--chars-per-token",
+                                 "applies to the approx and usage counters, not messages");
+    }
+    try {
+      check_trim_options(options);
+    } catch (const Error& e) {
+      throw CLI::ValidationError(e.what());
+    }
+    GroupBy grouping = group_by(args->conversation);
+    run = [args, options, counting, grouping] {
+      std::shared_ptr<const TokenCounter> counter = make_token_counter(counting);
+      std::optional<Format> to;
+      if (!args->output.to.empty()) {
+        to = parse_format(args->output.to);
+      }
+      return run_stream_command(args->input, args->output, [options, counter, grouping, to] {
+        return make_trim_stage(options, counter, grouping, to);
+      });
+    };
+  });
+}
+
+}  // namespace convo::cli

@@ -1,0 +1,63 @@
+// Small writing helpers shared by the format encoders.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "json.h"
+#include "message.h"
+
+namespace convo {
+
+// Writes `text` as a JSON string (it may hold NUL bytes).
+inline void write_string(JsonWriter& w, std::string_view text) {
+  w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+}
+
+// Writes `json` (valid JSON text) as it is.
+inline void write_raw(JsonWriter& w, std::string_view json) {
+  w.RawValue(json.data(), json.size(), rapidjson::kObjectType);
+}
+
+// True when `value` is one of the elements of `array` (compared by address): tells
+// whether a block's JSON came from a given member of its record.
+inline bool is_element_of(const JsonValue* array, const JsonValue* value) {
+  if (array == nullptr || value == nullptr || !array->IsArray()) {
+    return false;
+  }
+  for (const JsonValue& element : array->GetArray()) {
+    if (&element == value) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// `text` parsed as a JSON object into `doc`; false when it is not one.
+inline bool parse_object(std::string_view text, JsonDoc& doc) {
+  std::string copy(text);
+  return !parse_json(copy, doc) && doc.IsObject();
+}
+
+// Writes a tool call's input as a JSON object: the parsed input when the block
+// points at one, else its text when that is a JSON object. Returns false, writing
+// nothing, when the input is not a JSON object (broken OpenAI `arguments`).
+inline bool write_tool_input(JsonWriter& w, const Block& block) {
+  if (block.input.empty() && block.input_value != nullptr) {
+    if (!block.input_value->IsObject()) {
+      return false;
+    }
+    block.input_value->Accept(w);
+    return true;
+  }
+  std::string text = block.input_json();
+  JsonDoc parsed;
+  if (parse_json(text, parsed) || !parsed.IsObject()) {
+    return false;
+  }
+  write_raw(w, text);
+  return true;
+}
+
+}  // namespace convo

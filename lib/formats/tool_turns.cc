@@ -1,0 +1,77 @@
+#include "formats/tool_turns.h"
+
+namespace convo {
+
+std::vector<ToolTurn> split_tool_turns(std::vector<Block> blocks, Role role) {
+  std::vector<ToolTurn> turns;
+  for (Block& block : blocks) {
+    Role wanted = block.type == BlockType::tool_result ? Role::tool : role;
+    if (turns.empty() || turns.back().role != wanted) {
+      turns.push_back(ToolTurn{wanted, {}});
+    }
+    turns.back().blocks.push_back(std::move(block));
+  }
+  if (turns.empty()) {
+    turns.push_back(ToolTurn{role, {}});
+  }
+  return turns;
+}
+
+std::optional<std::vector<const Block*>> split_off_results(
+    const Message& message, const std::function<void(const Block& result)>& result) {
+  std::vector<const Block*> rest;
+  bool had_results = false;
+  if (message.content.is_blocks()) {
+    for (const Block& block : message.content.blocks) {
+      if (block.type == BlockType::tool_result) {
+        result(block);
+        had_results = true;
+      } else {
+        rest.push_back(&block);
+      }
+    }
+  }
+  if (had_results && rest.empty()) {
+    return std::nullopt;
+  }
+  return rest;
+}
+
+CallSplit split_calls(const std::vector<const Block*>& blocks, std::string_view invalid_type_name,
+                      const std::function<bool(const Block&)>& also_in_content) {
+  CallSplit split;
+  for (const Block* block : blocks) {
+    if (block->type == BlockType::tool_use) {
+      split.calls.push_back(block);
+      if (also_in_content && also_in_content(*block)) {
+        split.content.push_back(block);
+      }
+    } else if (block->type == BlockType::unknown && block->type_name == invalid_type_name) {
+      split.invalid.push_back(block);
+    } else {
+      split.content.push_back(block);
+    }
+  }
+  return split;
+}
+
+void ToolNames::note(const Message& message) {
+  if (!message.content.is_blocks()) {
+    return;
+  }
+  for (const Block& block : message.content.blocks) {
+    if (block.type == BlockType::tool_use && !block.id.empty() && !block.name.empty()) {
+      m_names[block.id] = block.name;
+    }
+  }
+}
+
+std::string_view ToolNames::name_for(const Block& result) const {
+  if (!result.name.empty()) {
+    return result.name;
+  }
+  auto known = m_names.find(result.id);
+  return known != m_names.end() ? std::string_view(known->second) : std::string_view();
+}
+
+}  // namespace convo

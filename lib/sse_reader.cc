@@ -1,0 +1,114 @@
+#include "sse_reader.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace convo {
+
+namespace {
+
+constexpr std::size_t k_chunk = std::size_t{1} << 16;
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f'; }
+
+}  // namespace
+
+StreamEventReader::StreamEventReader(std::unique_ptr<ByteSource> input, std::string display_name)
+    : m_input(std::move(input)),
+      m_file(std::make_shared<const std::string>(std::move(display_name))) {}
+
+bool StreamEventReader::next_line(std::string& line) {
+  for (;;) {
+    std::size_t newline = m_buffer.find('\n', m_begin);
+    if (newline != std::string::npos) {
+      line.assign(m_buffer, m_begin, newline - m_begin);
+      m_begin = newline + 1;
+      break;
+    }
+    if (m_eof) {
+      if (m_begin >= m_buffer.size()) {
+        return false;
+      }
+      line.assign(m_buffer, m_begin, std::string::npos);
+      m_begin = m_buffer.size();
+      break;
+    }
+    m_buffer.erase(0, m_begin);
+    m_begin = 0;
+    std::size_t size = m_buffer.size();
+    m_buffer.resize(size + k_chunk);
+    std::size_t n = m_input->read(m_buffer.data() + size, k_chunk);
+    m_buffer.resize(size + n);
+    m_eof = n == 0;
+  }
+  if (!line.empty() && line.back() == '\r') {
+    line.pop_back();
+  }
+  if (++m_line == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) {
+    line.erase(0, 3);
+  }
+  return true;
+}
+
+bool StreamEventReader::next(StreamEvent& event) {
+  event = StreamEvent{};
+  bool has_data = false;
+  bool started = false;
+  std::string line;
+  while (next_line(line)) {
+    auto first = std::find_if_not(line.begin(), line.end(), is_space);
+    if (first == line.end()) {
+      if (has_data) {
+        return true;  // an empty line ends the event
+      }
+      event = StreamEvent{};
+      started = false;
+      continue;
+    }
+    if (!started && (*first == '{' || *first == '[')) {
+      // A stream recorded without its SSE framing: a JSON value per line.
+      event.data.assign(first, line.end());
+      event.where = Location{m_file, m_line, 0};
+      event.data_column = static_cast<std::size_t>(first - line.begin()) + 1;
+      return true;
+    }
+    if (line[0] == ':') {
+      continue;  // a comment (": OPENROUTER PROCESSING", keep-alives)
+    }
+    std::size_t colon = line.find(':');
+    std::string field = line.substr(0, colon);
+    std::string value;
+    std::size_t value_at = line.size();
+    if (colon != std::string::npos) {
+      value_at = colon + 1;
+      if (value_at < line.size() && line[value_at] == ' ') {
+        ++value_at;
+      }
+      value = line.substr(value_at);
+    }
+    if (!started) {
+      event.where = Location{m_file, m_line, 0};
+      event.sse = true;
+      started = true;
+    }
+    if (field == "event") {
+      event.name = value;
+    } else if (field == "data") {
+      if (has_data) {
+        event.data += '\n';
+      } else {
+        event.where = Location{m_file, m_line, 0};
+        event.data_column = value_at + 1;
+      }
+      event.data += value;
+      has_data = true;
+    }
+    // id:, retry: and unknown fields carry nothing convo needs.
+  }
+  if (has_data) {
+    return true;  // the last event, without its closing empty line
+  }
+  return false;
+}
+
+}  // namespace convo

@@ -1,0 +1,455 @@
+#include "stages/trim.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+
+#include "formats/format.h"
+#include "io/record_reader.h"
+#include "tool_links.h"
+
+namespace convo {
+
+namespace {
+
+// Which end of a message --allow-partial keeps.
+enum class Side : std::uint8_t { front, back };
+
+bool is_text_block(const Block& block) {
+  return block.type == BlockType::text &&
+         (block.type_name.empty() || block.type_name == "text");
+}
+
+// A message --allow-partial may cut: no block in it belongs to a tool exchange,
+// so no call can lose its result and no result its call.
+bool can_cut(const Message& message) {
+  if (!message.content.is_blocks()) {
+    return true;
+  }
+  return std::none_of(message.content.blocks.begin(), message.content.blocks.end(),
+                      [](const Block& b) {
+                        return b.type == BlockType::tool_use || b.type == BlockType::tool_result ||
+                               b.type == BlockType::server_tool_use ||
+                               b.type == BlockType::server_tool_result;
+                      });
+}
+
+// The largest n in [low, high] with fits(n), given fits is monotone (true up to
+// some n, false after); low - 1 when there is none.
+template <typename Fits>
+std::size_t largest_fitting(std::size_t low, std::size_t high, Fits fits) {
+  std::size_t best = low - 1;
+  while (low <= high) {
+    std::size_t mid = low + (high - low) / 2;
+    if (fits(mid)) {
+      best = mid;
+      low = mid + 1;
+    } else {
+      if (mid == 0) {
+        break;
+      }
+      high = mid - 1;
+    }
+  }
+  return best;
+}
+
+// Part of `message` that counts at most `room` tokens, as LangChain's
+// _first_max_tokens cuts the message at the boundary (Python semantics): first the
+// largest run of whole blocks (1 to n-1 of them) from `side`; failing that, the
+// largest run of pieces of the text of the string content or of the block at
+// `side`, as a string content. nullopt when nothing fits.
+std::optional<Message> cut(const Message& message, Side side, std::int64_t room,
+                           TextSplitter splitter, const TokenCounter& counter) {
+  Message part = message;
+  part.modified = true;
+  const Content& content = message.content;
+  if (content.is_blocks() && content.blocks.size() >= 2) {
+    const std::size_t n = content.blocks.size();
+    auto keep_blocks = [&](std::size_t count) {
+      auto begin = side == Side::front ? content.blocks.begin()
+                                       : content.blocks.end() - static_cast<std::ptrdiff_t>(count);
+      part.content.blocks.assign(begin, begin + static_cast<std::ptrdiff_t>(count));
+    };
+    std::size_t best = largest_fitting(1, n - 1, [&](std::size_t count) {
+      keep_blocks(count);
+      return counter.count_message(part) <= room;
+    });
+    if (best >= 1) {
+      keep_blocks(best);
+      return part;
+    }
+  }
+
+  const std::string* text = nullptr;
+  if (content.is_string()) {
+    text = &content.text;
+  } else if (content.is_blocks() && !content.blocks.empty()) {
+    const Block& block = side == Side::front ? content.blocks.front() : content.blocks.back();
+    if (is_text_block(block)) {
+      text = &block.text;
+    }
+  }
+  if (text == nullptr || text->empty()) {
+    return std::nullopt;
+  }
+  std::vector<std::string> pieces = split_text(*text, splitter);
+  part.content = Content{};
+  part.content.form = Content::Form::string;
+  auto keep_pieces = [&](std::size_t count) {
+    part.content.text.clear();
+    std::size_t from = side == Side::front ? 0 : pieces.size() - count;
+    for (std::size_t i = from; i < from + count; ++i) {
+      part.content.text += pieces[i];
+    }
+  };
+  std::size_t best = largest_fitting(1, pieces.size(), [&](std::size_t count) {
+    keep_pieces(count);
+    return counter.count_message(part) <= room;
+  });
+  if (best == 0) {
+    return std::nullopt;
+  }
+  keep_pieces(best);
+  return part;
+}
+
+// What trim keeps: units [from, to), the system unit before them, and in unit
+// `cut_unit` its one message replaced by `cut_message`.
+struct Window {
+  bool system = false;  // unit 0 is the system message, kept apart
+  std::size_t from = 0;
+  std::size_t to = 0;
+  std::optional<std::size_t> cut_unit;
+  std::optional<Message> cut_message;
+};
+
+// The message as it was read, for cutting: the message itself, or (for a message
+// whose content was released as it was held) decoded again from its bytes.
+// `index` is its place in the conversation.
+using Restore = std::function<Message(const Message& message, std::size_t index)>;
+
+class Trimmer {
+ public:
+  // `counts[i]` is the tokens of `conversation[i]` within the conversation.
+  Trimmer(const std::vector<Message>& conversation, const std::vector<std::int64_t>& counts,
+          const TrimOptions& options, const TokenCounter& counter, Restore restore)
+      : m_conversation(conversation),
+        m_options(options),
+        m_counter(counter),
+        m_restore(std::move(restore)),
+        m_units(atomic_units(conversation)) {
+    m_tokens.reserve(m_units.size());
+    for (const AtomicUnit& unit : m_units) {
+      std::int64_t sum = 0;
+      for (std::size_t i = unit.begin; i < unit.end; ++i) {
+        sum += counts[i];
+      }
+      m_tokens.push_back(sum);
+    }
+  }
+
+  Window first() const {
+    Window w;
+    const std::size_t n = m_units.size();
+    std::int64_t used = 0;
+    std::size_t idx = 0;
+    while (idx < n && used + m_tokens[idx] <= m_options.max_tokens) {
+      used += m_tokens[idx];
+      ++idx;
+    }
+    if (m_options.allow_partial && idx < n) {
+      try_cut(w, idx, Side::front, m_options.max_tokens - used);
+      if (w.cut_unit) {
+        ++idx;
+      }
+    }
+    if (!m_options.end_on.empty()) {
+      while (idx > 0 && !ends_with(idx - 1, m_options.end_on)) {
+        --idx;
+      }
+    }
+    w.to = idx;
+    return w;
+  }
+
+  Window last() const {
+    Window w;
+    std::size_t end = m_units.size();
+    if (!m_options.end_on.empty()) {
+      while (end > 0 && !ends_with(end - 1, m_options.end_on)) {
+        --end;
+      }
+    }
+    std::size_t begin = 0;
+    std::int64_t room = m_options.max_tokens;
+    if (m_options.include_system && end > 0 && m_units[0].turns > 0 &&
+        has_type(m_conversation[m_units[0].first_turn], "system")) {
+      w.system = true;
+      begin = 1;
+      room = std::max<std::int64_t>(0, room - m_tokens[0]);
+    }
+    std::size_t idx = end;  // units [idx, end) are kept
+    std::int64_t used = 0;
+    while (idx > begin && used + m_tokens[idx - 1] <= room) {
+      used += m_tokens[idx - 1];
+      --idx;
+    }
+    if (m_options.allow_partial && idx > begin) {
+      try_cut(w, idx - 1, Side::back, room - used);
+      if (w.cut_unit) {
+        --idx;
+      }
+    }
+    if (!m_options.start_on.empty()) {
+      while (idx < end && !starts_with(idx, m_options.start_on)) {
+        ++idx;
+      }
+    }
+    w.from = idx;
+    w.to = end;
+    return w;
+  }
+
+  std::vector<Message> take(std::vector<Message>& conversation, Window& w) const {
+    std::vector<Message> out;
+    auto take_unit = [&](std::size_t u) {
+      for (std::size_t i = m_units[u].begin; i < m_units[u].end; ++i) {
+        if (w.cut_unit == u && i == m_units[u].first_turn) {
+          out.push_back(std::move(*w.cut_message));
+        } else {
+          out.push_back(std::move(conversation[i]));
+        }
+      }
+    };
+    if (w.system) {
+      take_unit(0);
+    }
+    for (std::size_t u = w.from; u < w.to; ++u) {
+      take_unit(u);
+    }
+    return out;
+  }
+
+ private:
+  bool starts_with(std::size_t unit, const TypeSet& types) const {
+    return m_units[unit].turns > 0 && types.matches(m_conversation[m_units[unit].first_turn]);
+  }
+  bool ends_with(std::size_t unit, const TypeSet& types) const {
+    return m_units[unit].turns > 0 && types.matches(m_conversation[m_units[unit].last_turn]);
+  }
+
+  // Cuts the one message of unit `unit` to fit `room`, when the unit is a single
+  // message (calls and results are never split apart).
+  void try_cut(Window& w, std::size_t unit, Side side, std::int64_t room) const {
+    if (m_units[unit].turns != 1) {
+      return;
+    }
+    const std::size_t index = m_units[unit].first_turn;
+    const Message& message = m_conversation[index];
+    if (room < 0 || !can_cut(message)) {
+      return;
+    }
+    std::optional<Message> part =
+        cut(m_restore(message, index), side, room, m_options.text_splitter, m_counter);
+    if (part) {
+      w.cut_unit = unit;
+      w.cut_message = std::move(part);
+    }
+  }
+
+  const std::vector<Message>& m_conversation;
+  const TrimOptions& m_options;
+  const TokenCounter& m_counter;
+  Restore m_restore;
+  std::vector<AtomicUnit> m_units;
+  std::vector<std::int64_t> m_tokens;  // per unit
+};
+
+}  // namespace
+
+const std::vector<std::string>& text_splitter_names() {
+  static const std::vector<std::string> names = {"newline", "space", "char"};
+  return names;
+}
+
+std::optional<TextSplitter> parse_text_splitter(std::string_view name) {
+  if (name == "newline") {
+    return TextSplitter::newline;
+  }
+  if (name == "space") {
+    return TextSplitter::space;
+  }
+  if (name == "char") {
+    return TextSplitter::character;
+  }
+  return std::nullopt;
+}
+
+void check_trim_options(const TrimOptions& options) {
+  if (options.max_tokens < 0) {
+    throw Error(fmt::format("--max-tokens must be 0 or more, not {}", options.max_tokens),
+                ExitCode::usage);
+  }
+  if (options.strategy == TrimStrategy::first) {
+    if (!options.start_on.empty()) {
+      throw Error("--start-on works only with --strategy last", ExitCode::usage);
+    }
+    if (options.include_system) {
+      throw Error("--include-system works only with --strategy last", ExitCode::usage);
+    }
+  }
+}
+
+std::vector<std::string> split_text(std::string_view text, TextSplitter splitter) {
+  std::vector<std::string> pieces;
+  if (splitter == TextSplitter::character) {
+    std::size_t i = 0;
+    while (i < text.size()) {
+      std::size_t j = i + 1;
+      while (j < text.size() && (static_cast<unsigned char>(text[j]) & 0xC0) == 0x80) {
+        ++j;
+      }
+      pieces.emplace_back(text.substr(i, j - i));
+      i = j;
+    }
+    return pieces;
+  }
+  // Like Python's text.split(sep), with the separator kept on every piece but the last.
+  const char separator = splitter == TextSplitter::newline ? '\n' : ' ';
+  std::size_t start = 0;
+  while (true) {
+    std::size_t at = text.find(separator, start);
+    if (at == std::string_view::npos) {
+      pieces.emplace_back(text.substr(start));
+      return pieces;
+    }
+    pieces.emplace_back(text.substr(start, at + 1 - start));
+    start = at + 1;
+  }
+}
+
+namespace {
+
+std::vector<Message> trim_counted(std::vector<Message> conversation,
+                                  const std::vector<std::int64_t>& counts,
+                                  const TrimOptions& options, const TokenCounter& counter,
+                                  Restore restore) {
+  if (conversation.empty()) {
+    return conversation;
+  }
+  Trimmer trimmer(conversation, counts, options, counter, std::move(restore));
+  Window window = options.strategy == TrimStrategy::first ? trimmer.first() : trimmer.last();
+  return trimmer.take(conversation, window);
+}
+
+// Drops what trim does not look at from a message that will be written as its
+// original bytes: its text, tool inputs and results, media data, and its parsed
+// JSON. Kept: kind, role, names, envelope, usage, and each block's type and ids
+// (for tool links and message types).
+void release_content(Message& message) {
+  auto release = [](std::string& s) { std::string().swap(s); };
+  release(message.content.text);
+  for (Block& block : message.content.blocks) {
+    release(block.text);
+    release(block.input);
+    release(block.cache_control);
+    release(block.source.data);
+    block.signature.reset();
+    block.result = Content{};
+    block.json = nullptr;
+    block.input_value = nullptr;
+    block.json_owner.reset();
+  }
+  message.json = nullptr;
+  message.source.reset();
+}
+
+// A message decoded again from its original bytes (one record of its format).
+Message decode_again(const Message& message) {
+  Record record;
+  record.raw = message.raw;
+  record.where = message.where;
+  record.source = std::make_shared<Source>();
+  record.source->text = message.raw;
+  if (!parse_json_in_place(record.source->text, record.source->doc)) {
+    throw Error(message.where, "cannot read this record again to cut it");
+  }
+  std::vector<Message> decoded;
+  format_info(message.origin).make_decoder()->decode(std::move(record), decoded);
+  if (decoded.size() != 1) {
+    throw Error(message.where, "cannot read this record again to cut it");
+  }
+  return std::move(decoded.front());
+}
+
+// Holds one conversation at a time (through ConversationStage), counting each
+// message's tokens as it comes and releasing the content of those that will be
+// written as their bytes.
+class TrimStage final : public StreamStage {
+ public:
+  TrimStage(const TrimOptions& options, std::shared_ptr<const TokenCounter> counter,
+            GroupBy group_by, std::optional<Format> to)
+      : m_options(options),
+        m_counter(std::move(counter)),
+        m_to(to),
+        m_conversations([this](std::vector<Message> conversation) { return trim_held(std::move(conversation)); },
+                        group_by) {}
+
+  void push(Message&& message, MessageSink& next) override {
+    m_counts.push_back(m_counter->count_message(message));
+    bool own_bytes = !message.container && message.origin != Format::none &&
+                     (!m_to || *m_to == message.origin) && !message.raw.empty();
+    m_released.push_back(own_bytes && message.kind != Kind::invalid);
+    if (m_released.back()) {
+      release_content(message);
+    }
+    m_conversations.push(std::move(message), next);
+  }
+
+  void finish(MessageSink& next) override { m_conversations.finish(next); }
+
+ private:
+  // ConversationStage hands over the messages held so far; the message that made it
+  // flush (the first of the next session) has been counted already and stays.
+  std::vector<Message> trim_held(std::vector<Message> conversation) {
+    const std::size_t n = conversation.size();
+    std::vector<std::int64_t> counts(m_counts.begin(), m_counts.begin() + static_cast<std::ptrdiff_t>(n));
+    std::vector<bool> released(m_released.begin(), m_released.begin() + static_cast<std::ptrdiff_t>(n));
+    m_counts.erase(m_counts.begin(), m_counts.begin() + static_cast<std::ptrdiff_t>(n));
+    m_released.erase(m_released.begin(), m_released.begin() + static_cast<std::ptrdiff_t>(n));
+    m_counter->count_across(conversation, counts);
+    Restore restore = [&released](const Message& message, std::size_t index) {
+      return released[index] ? decode_again(message) : message;
+    };
+    return trim_counted(std::move(conversation), counts, m_options, *m_counter, restore);
+  }
+
+  TrimOptions m_options;
+  std::shared_ptr<const TokenCounter> m_counter;
+  std::optional<Format> m_to;
+  std::vector<std::int64_t> m_counts;  // of the messages held, and of one more at most
+  std::vector<bool> m_released;
+  ConversationStage m_conversations;
+};
+
+}  // namespace
+
+std::vector<Message> trim(std::vector<Message> conversation, const TrimOptions& options,
+                          const TokenCounter& counter) {
+  check_trim_options(options);
+  std::vector<std::int64_t> counts = counter.count_conversation(conversation);
+  return trim_counted(std::move(conversation), counts, options, counter,
+                      [](const Message& message, std::size_t) { return message; });
+}
+
+std::unique_ptr<StreamStage> make_trim_stage(const TrimOptions& options,
+                                             std::shared_ptr<const TokenCounter> counter,
+                                             GroupBy group_by, std::optional<Format> to) {
+  check_trim_options(options);
+  return std::make_unique<TrimStage>(options, std::move(counter), group_by, to);
+}
+
+}  // namespace convo
