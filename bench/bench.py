@@ -45,6 +45,9 @@ BENCHMARKS = [
     ("convert to own format", "cc", "{convo} convert --to claude-code {input}", "parse-only"),
     ("convert to own format", "oa", "{convo} convert --to openai {input}", "parse-only"),
     ("convert claude-code to openai", "cc", "{convo} convert --to openai {input}", "parse-only"),
+    ("normalize-for-api", "cc", "{convo} normalize-for-api {input}", "parse-only"),
+    # check exits 1 when it finds problems (the synthetic log ends mid-tool-call).
+    ("check", "cc", "{convo} check {input} || [ $? -eq 1 ]", "parse-only"),
     ("filter human,ai", "cc", "{convo} filter --include-types human,ai {input}", "parse-only"),
     ("filter human,ai", "oa", "{convo} filter --include-types human,ai {input}", "parse-only"),
     ("jq select human,ai", "cc",

@@ -88,6 +88,9 @@ class StderrDiagnostics final : public Diagnostics {
 
 // One registration function per subcommand file, in the order of man/convo.1.
 void add_convert(CLI::App& app, Runner& run);
+void add_normalize_for_api(CLI::App& app, Runner& run);
+void add_check(CLI::App& app, Runner& run);
+void add_split_blocks(CLI::App& app, Runner& run);
 void add_filter(CLI::App& app, Runner& run);
 void add_merge_runs(CLI::App& app, Runner& run);
 void add_buffer_string(CLI::App& app, Runner& run);

@@ -35,6 +35,9 @@ int main(int argc, char** argv) {
   convo::cli::Runner run;
   // The subcommands, in the order man/convo.1 lists them.
   convo::cli::add_convert(app, run);
+  convo::cli::add_normalize_for_api(app, run);
+  convo::cli::add_check(app, run);
+  convo::cli::add_split_blocks(app, run);
   convo::cli::add_filter(app, run);
   convo::cli::add_merge_runs(app, run);
   convo::cli::add_buffer_string(app, run);

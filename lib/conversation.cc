@@ -3,6 +3,14 @@
 namespace convo {
 
 ConversationStage::ConversationStage(Function function, GroupBy group_by)
+    : m_function([function = std::move(function)](std::vector<Message> conversation) {
+        std::vector<std::vector<Message>> out;
+        out.push_back(function(std::move(conversation)));
+        return out;
+      }),
+      m_group_by(group_by) {}
+
+ConversationStage::ConversationStage(SplitFunction function, GroupBy group_by)
     : m_function(std::move(function)), m_group_by(group_by) {}
 
 void ConversationStage::push(Message&& message, MessageSink& next) {
@@ -27,8 +35,8 @@ void ConversationStage::flush(MessageSink& next) {
   }
   std::vector<Message> conversation;
   conversation.swap(m_held);
-  for (Message& message : m_function(std::move(conversation))) {
-    next.put(std::move(message));
+  for (std::vector<Message>& part : m_function(std::move(conversation))) {
+    next.put_conversation(std::move(part));
   }
 }
 

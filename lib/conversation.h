@@ -25,11 +25,17 @@ enum class GroupBy : std::uint8_t {
 // set and differs from the one before; records without a sessionId (summaries,
 // snapshots) stay with the conversation they are in. Bad lines kept by
 // --on-error keep stay in place.
+//
+// What `function` returns goes to `MessageSink::put_conversation` in one piece. A
+// `SplitFunction` may turn one group of records into several conversations
+// (normalize-for-api --sidechains: the main thread and each subagent's).
 class ConversationStage final : public StreamStage {
  public:
   using Function = std::function<std::vector<Message>(std::vector<Message>)>;
+  using SplitFunction = std::function<std::vector<std::vector<Message>>(std::vector<Message>)>;
 
   explicit ConversationStage(Function function, GroupBy group_by = GroupBy::session);
+  explicit ConversationStage(SplitFunction function, GroupBy group_by = GroupBy::session);
 
   void push(Message&& message, MessageSink& next) override;
   void finish(MessageSink& next) override;
@@ -37,7 +43,7 @@ class ConversationStage final : public StreamStage {
  private:
   void flush(MessageSink& next);
 
-  Function m_function;
+  SplitFunction m_function;
   GroupBy m_group_by;
   std::vector<Message> m_held;
   std::string m_session;

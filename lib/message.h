@@ -43,7 +43,8 @@ enum class Kind : std::uint8_t {
                 // last-prompt, permission-mode, titles, ...
   remove,       // LangChain/Synaptic RemoveMessage
   unknown,      // a record type convo does not know; always passed through
-  invalid,      // a malformed line kept by `--on-error keep`; written through unchanged
+  invalid,      // a malformed line kept by `--on-error keep`; written through unchanged;
+                // its content is a string saying what is wrong with it
 };
 
 // The name used in `--include-types` etc. and in messages: "human", "ai", ...
@@ -157,6 +158,8 @@ struct Envelope {
   std::string subtype;            // Claude Code system record subtype, attachment type, ...
   std::string tool_use_id;        // Claude Code progress/attachment: the tool_use it belongs to
   std::string leaf_uuid;          // Claude Code summary: the message it titles
+  std::string short_id;           // split-blocks: Claude Code's short id of `uuid`
+                                  // (deriveShortMessageId), written as "shortId"
   bool is_sidechain = false;
   bool is_meta = false;
   bool is_compact_summary = false;

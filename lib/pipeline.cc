@@ -200,6 +200,7 @@ class InputReader {
       message.role = Role::none;
       message.origin = format;
       message.where = record.where;
+      message.content.text = what;  // why it is bad, for `convo check` to report
       message.raw = std::move(record.raw);
       m_handler.message(std::move(message));
     }

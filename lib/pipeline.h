@@ -81,7 +81,14 @@ class MessageSink {
  public:
   virtual ~MessageSink() = default;
   virtual void put(Message&& message) = 0;
-  // An input (a conversation) ended.
+  // One whole conversation, from a whole-conversation stage (an input may hold
+  // several). By default its messages are put one by one.
+  virtual void put_conversation(std::vector<Message>&& conversation) {
+    for (Message& message : conversation) {
+      put(std::move(message));
+    }
+  }
+  // An input ended.
   virtual void end_input() {}
 };
 

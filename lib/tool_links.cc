@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace convo {
 
@@ -56,6 +57,29 @@ ToolLinks link_tools(std::span<const Message> conversation) {
     }
   }
   return out;
+}
+
+std::vector<BlockAt> duplicate_tool_uses(std::span<const Message> conversation) {
+  std::vector<BlockAt> out;
+  std::unordered_set<std::string_view> seen;
+  for (std::size_t i = 0; i < conversation.size(); ++i) {
+    const Message& message = conversation[i];
+    if (!message.is_turn() || !message.content.is_blocks()) {
+      continue;
+    }
+    for (std::size_t b = 0; b < message.content.blocks.size(); ++b) {
+      const Block& block = message.content.blocks[b];
+      if (block.type == BlockType::tool_use && !seen.insert(block.id).second) {
+        out.push_back({i, b});
+      }
+    }
+  }
+  return out;
+}
+
+bool same_response(const Message& a, const Message& b) {
+  return a.is_turn() && b.is_turn() && a.role == Role::assistant && b.role == Role::assistant &&
+         !a.envelope.message_id.empty() && a.envelope.message_id == b.envelope.message_id;
 }
 
 std::vector<std::size_t> response_starts(std::span<const Message> conversation) {

@@ -32,7 +32,22 @@ struct ToolLinks {
 // Links every tool_result block (in a user or tool turn) to the latest tool_use block
 // before it with the same id. Ids may be reused: a result answers the most recent
 // call of that id. Records that are not turns are ignored. Linear in the input.
+// This is the one rule for which call a result answers; every stage uses it.
 ToolLinks link_tools(std::span<const Message> conversation);
+
+// Where a block is: the index of its message and its index in that message's blocks.
+struct BlockAt {
+  std::size_t message = 0;
+  std::size_t block = 0;
+};
+
+// The tool_use blocks whose id an earlier tool_use block already has, in order (the
+// Anthropic API rejects a repeated id; a response written twice repeats them).
+std::vector<BlockAt> duplicate_tool_uses(std::span<const Message> conversation);
+
+// True when `a` and `b` are records of one API response: assistant turns with the
+// same, non-empty `envelope.message_id`.
+bool same_response(const Message& a, const Message& b);
 
 // For each message, the index of the first record of the API response it is part of:
 // assistant turns that share a non-empty `envelope.message_id` are one response. Any

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include "json.h"
@@ -103,4 +104,46 @@ TEST_CASE("json_assertion_failed turns misuse into an exception", "[json]") {
   JsonDoc doc;
   REQUIRE_FALSE(parse_json("1", doc));
   CHECK_THROWS_AS(doc.GetString(), std::logic_error);
+}
+
+TEST_CASE("control characters are escaped when written, ANSI escapes included", "[json]") {
+  // Long enough for RapidJSON's 16-byte string scanning, with ESC at every offset.
+  std::string text;
+  for (int i = 0; i < 40; ++i) {
+    text += "ab\x1b[2K\x1a\x1f";
+  }
+  convo::JsonDoc doc;
+  doc.SetString(text.data(), static_cast<rapidjson::SizeType>(text.size()), doc.GetAllocator());
+  std::string json = convo::to_json(doc);
+  CHECK(json.find('\x1b') == std::string::npos);
+  CHECK(json.find('\x1a') == std::string::npos);
+  CHECK(json.find('\x1f') == std::string::npos);
+  convo::JsonDoc back;
+  REQUIRE_FALSE(convo::parse_json(json, back));
+  CHECK(std::string(convo::view_of(back)) == text);
+}
+
+TEST_CASE("every character that needs escaping is escaped, wherever it is", "[json]") {
+  for (int special = 0; special <= 0x22; ++special) {
+    if (special == 0x20 || special == 0x21) {
+      continue;
+    }
+    for (std::size_t at = 0; at < 40; ++at) {
+      std::string text(48, 'x');
+      text[at] = static_cast<char>(special);
+      text[47 - at / 2] = '\\';
+      convo::JsonDoc doc;
+      doc.SetString(text.data(), static_cast<rapidjson::SizeType>(text.size()),
+                    doc.GetAllocator());
+      convo::JsonDoc back;
+      INFO("character " << special << " at " << at);
+      std::string json = convo::to_json(doc);
+      // RapidJSON's SIMD reader would take some raw control characters back; the
+      // writer must not rely on that.
+      CHECK(std::none_of(json.begin(), json.end(),
+                         [](char c) { return static_cast<unsigned char>(c) < 0x20; }));
+      REQUIRE_FALSE(convo::parse_json(json, back));
+      CHECK(std::string(convo::view_of(back)) == text);
+    }
+  }
 }

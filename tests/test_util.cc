@@ -1,5 +1,7 @@
 #include "test_util.h"
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -49,6 +51,70 @@ ConvertResult convert_text(const std::string& text, Format to, ReadOptions optio
   CollectingDiagnostics diagnostics;
   convert(convert_options, out, diagnostics, memory_files({{"in.jsonl", text}}));
   return {out.str(), diagnostics.lines};
+}
+
+std::string cc_line(std::string_view type, std::string_view uuid, std::string_view parent,
+                    std::string_view members) {
+  std::string parent_json = parent.empty() ? "null" : "\"" + std::string(parent) + "\"";
+  return "{\"type\":\"" + std::string(type) + "\",\"uuid\":\"" + std::string(uuid) +
+         "\",\"parentUuid\":" + parent_json + ",\"sessionId\":\"s\"" +
+         (members.empty() ? "" : ",") + std::string(members) + "}\n";
+}
+
+std::string cc_user(std::string_view uuid, std::string_view parent, std::string_view content) {
+  return cc_line("user", uuid, parent,
+                 "\"message\":{\"role\":\"user\",\"content\":" + std::string(content) + "}");
+}
+
+std::string cc_assistant(std::string_view uuid, std::string_view parent,
+                         std::string_view message_id, std::string_view content) {
+  return cc_line("assistant", uuid, parent,
+                 "\"message\":{\"id\":\"" + std::string(message_id) +
+                     "\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-test\","
+                     "\"content\":" +
+                     std::string(content) + "}");
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+namespace {
+
+bool accepted(const std::string& request) {
+  std::string base = request.substr(0, request.size() - std::strlen(".request.json"));
+  namespace fs = std::filesystem;
+  if (fs::exists(base + ".response.json")) {
+    JsonDoc response;
+    std::string text = read_file(base + ".response.json");
+    return !parse_json(text, response) && (string_member(response, "type") == "message" ||
+                                           find_member(response, "choices") != nullptr);
+  }
+  if (fs::exists(base + ".response.sse")) {
+    return read_file(base + ".response.sse").find("event: error") == std::string::npos;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> accepted_requests(const std::string& folder) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const auto& entry : fs::recursive_directory_iterator(folder)) {
+    std::string path = entry.path().string();
+    constexpr std::string_view k_suffix = ".request.json";
+    if (path.size() > k_suffix.size() &&
+        path.compare(path.size() - k_suffix.size(), k_suffix.size(), k_suffix) == 0 &&
+        accepted(path)) {
+      out.push_back(path);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 StageResult run_stage_on(const std::string& text, const StageFactory& make_stage,

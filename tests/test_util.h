@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "diagnostics.h"
@@ -59,6 +60,24 @@ std::vector<CorpusFile> corpus_files();
 
 // Encodes `messages` (consumed) in `to` and returns the output.
 std::string encode_all(std::vector<Message>& messages, Format to);
+
+// A Claude Code record as one JSONL line: its type, uuid and parentUuid (null when
+// empty), sessionId "s", and `members` (JSON object members, without braces).
+std::string cc_line(std::string_view type, std::string_view uuid, std::string_view parent,
+                    std::string_view members);
+// A Claude Code user record whose message content is `content` (JSON).
+std::string cc_user(std::string_view uuid, std::string_view parent, std::string_view content);
+// A Claude Code assistant record, piece of the response `message_id`, content `content` (JSON).
+std::string cc_assistant(std::string_view uuid, std::string_view parent,
+                         std::string_view message_id, std::string_view content);
+
+// The contents of the file at `path`.
+std::string read_file(const std::string& path);
+
+// The NN.request.json files under `folder` (recursively, sorted) that the API
+// answered with a response rather than an error (NN.response.json, or an
+// NN.response.sse stream without an error event).
+std::vector<std::string> accepted_requests(const std::string& folder);
 
 // True when `a` and `b` hold the same sequence of JSON values (one per line, or
 // values spanning lines), compared as JSON.

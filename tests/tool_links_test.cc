@@ -83,3 +83,31 @@ TEST_CASE("a conversation without turns is one unit", "[tool_links]") {
   CHECK(units[0].turns == 0);
   CHECK(atomic_units({}).empty());
 }
+
+// What normalize-for-api and check add: same_response and block-level duplicates.
+
+TEST_CASE("records of one response share a message id", "[tool_links]") {
+  auto records = read_messages(
+      cc_user("u1", "", R"("go")") +
+      cc_assistant("a1", "u1", "msg_1", R"([{"type":"text","text":"x"}])") +
+      cc_line("progress", "p1", "a1", R"("data":{})") +
+      cc_assistant("a2", "p1", "msg_2", R"([{"type":"text","text":"y"}])") +
+      cc_assistant("a3", "a2", "msg_1", R"([{"type":"text","text":"z"}])"));
+  CHECK(same_response(records[1], records[4]));
+  CHECK_FALSE(same_response(records[1], records[3]));
+  CHECK_FALSE(same_response(records[0], records[0]));
+  CHECK(response_starts(records) == std::vector<std::size_t>{0, 1, 2, 3, 1});
+}
+
+TEST_CASE("a repeated tool_use id is found by block", "[tool_links]") {
+  auto records = read_messages(
+      cc_assistant("a1", "", "msg_1",
+                   R"([{"type":"text","text":"t"},{"type":"tool_use","id":"t1","name":"A","input":{}}])") +
+      cc_user("r1", "a1", R"([{"type":"tool_result","tool_use_id":"t1","content":"1"}])") +
+      cc_assistant("a2", "r1", "msg_2",
+                   R"([{"type":"tool_use","id":"t2","name":"A","input":{}},{"type":"tool_use","id":"t1","name":"A","input":{}}])"));
+  auto duplicates = duplicate_tool_uses(records);
+  REQUIRE(duplicates.size() == 1);
+  CHECK(duplicates[0].message == 2);
+  CHECK(duplicates[0].block == 1);
+}

@@ -236,6 +236,7 @@ class ClaudeCodeEncoder final : public EncoderBase {
     set_if("timestamp", m.timestamp);
     set_flag("isMeta", e.is_meta);
     set_if("uuid", e.uuid);
+    set_if("shortId", e.short_id);
     DropFn drop_block = [&](std::string_view what) { drop(what, m); };
     if (turn) {
       const JsonValue* inner = same ? find_member(*m.json, "message") : nullptr;

@@ -1,0 +1,115 @@
+// convo normalize-for-api: any transcript -> Anthropic Messages API messages the API
+// accepts (or, with --request, whole request bodies).
+#include <memory>
+
+#include "common.h"
+#include "stages/normalize_for_api.h"
+
+namespace convo::cli {
+
+namespace {
+
+struct NormalizeArgs {
+  InputArgs input;
+  ConversationArgs conversation;
+  bool strict = false;
+  bool request = false;
+  std::string model;
+  std::int64_t max_tokens = 0;
+  CLI::Option* max_tokens_option = nullptr;
+  std::string system;
+  bool system_given = false;
+  bool keep_thinking = false;
+  bool drop_thinking = false;
+  bool strip_cache_control = false;
+  bool sidechains = false;
+};
+
+constexpr const char* k_help =
+    R"(Turn a transcript into Anthropic Messages API messages that the API accepts.
+
+Examples:
+  convo normalize-for-api session.jsonl
+  convo normalize-for-api --request --max-tokens 1024 session.jsonl > request.json
+  convo normalize-for-api --drop-thinking --strip-cache-control chat.jsonl
+
+Takes a Claude Code session's main thread (from the last message back to the latest
+compaction; abandoned branches and subagents left out), drops what the API must
+not see (progress, system notices, API errors, bookkeeping), turns attachments
+into user text, joins the records of one response and messages of one role in a
+row, pairs every tool_use with a tool_result, replaces empty content and keeps
+thinking blocks only where the API requires them. Writes one {"role","content"}
+message per line, or with --request one request body per conversation. See
+convo-normalize-for-api(1) for every rule.)";
+
+}  // namespace
+
+void add_normalize_for_api(CLI::App& app, Runner& run) {
+  auto args = std::make_shared<NormalizeArgs>();
+  CLI::App* sub = app.add_subcommand("normalize-for-api",
+                                     "Turn a transcript into messages the Anthropic API accepts");
+  sub->description(k_help);
+  sub->add_flag("--request", args->request,
+                "Write one complete request body per conversation (model, max_tokens, "
+                "system, messages) instead of one message per line");
+  sub->add_option("--model", args->model,
+                  "The request's model (default: the last model the conversation recorded)");
+  args->max_tokens_option =
+      sub->add_option("--max-tokens", args->max_tokens,
+                      "The request's max_tokens (default: the input request's, else 4096)")
+          ->check(CLI::PositiveNumber);
+  sub->add_option("--system", args->system,
+                  "The request's system prompt: TEXT, or @FILE for a file's contents "
+                  "(default: the conversation's own system messages)")
+      ->option_text("TEXT|@FILE")
+      ->each([args](const std::string&) { args->system_given = true; });
+  CLI::Option* keep = sub->add_flag(
+      "--keep-thinking", args->keep_thinking,
+      "Keep every signed thinking block (default: only those of the assistant's current "
+      "turn, which the API requires)");
+  CLI::Option* drop =
+      sub->add_flag("--drop-thinking", args->drop_thinking, "Remove every thinking block");
+  keep->excludes(drop);
+  sub->add_flag("--strip-cache-control", args->strip_cache_control,
+                "Remove every cache_control marker");
+  sub->add_flag("--sidechains", args->sidechains,
+                "Also write each subagent's conversation (Claude Code isSidechain records), "
+                "after the main one");
+  sub->add_flag("--strict", args->strict,
+                "Fail (exit 3) instead of dropping what the anthropic format cannot hold");
+  add_conversation_flags(*sub, args->conversation);
+  add_input_flags(*sub, args->input);
+  sub->callback([args, &run] {
+    run = [args] {
+      static StderrDiagnostics diagnostics;
+      NormalizeOptions options;
+      options.thinking = args->keep_thinking   ? NormalizeOptions::Thinking::keep
+                         : args->drop_thinking ? NormalizeOptions::Thinking::drop
+                                               : NormalizeOptions::Thinking::current_turn;
+      options.strip_cache_control = args->strip_cache_control;
+      options.sidechains = args->sidechains;
+      options.diagnostics = &diagnostics;
+      GroupBy grouping = group_by(args->conversation);
+      OutputArgs output;
+      output.to = "anthropic";
+      output.strict = args->strict;
+      SinkFactory sink;
+      if (args->request) {
+        RequestOptions request;
+        request.model = args->model;
+        if (args->max_tokens_option->count() > 0) {
+          request.max_tokens = args->max_tokens;
+        }
+        if (args->system_given) {
+          request.system = system_prompt_argument(args->system);
+        }
+        sink = request_sink(std::move(request));
+      }
+      return run_stream_command(
+          args->input, output,
+          [options, grouping] { return make_normalize_stage(options, grouping); }, sink);
+    };
+  });
+}
+
+}  // namespace convo::cli

@@ -1,0 +1,223 @@
+#include "session_tree.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace convo {
+
+namespace {
+
+bool is_compact_boundary(const Message& record) {
+  return record.kind == Kind::event && record.envelope.subtype == "compact_boundary";
+}
+
+bool carries_tool_result(const Message& record) {
+  return record.is_turn() && record.role == Role::user && record.has_tool_results();
+}
+
+}  // namespace
+
+SessionTree::SessionTree(const std::vector<Message>& records)
+    : m_records(records),
+      m_parent(records.size(), k_none),
+      m_first_child(records.size(), k_none),
+      m_next_sibling(records.size(), k_none) {
+  m_index.reserve(records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const Envelope& e = records[i].envelope;
+    if (e.uuid.empty()) {
+      continue;
+    }
+    auto [it, added] = m_index.emplace(e.uuid, i);
+    if (!added) {
+      m_duplicates.emplace_back(i, it->second);
+      it->second = i;  // as Claude Code's map of records: the last one wins
+    }
+    if (!e.is_sidechain) {
+      m_all_sidechain = false;
+    }
+  }
+  if (m_index.empty()) {
+    return;
+  }
+  m_response_start = response_starts(records);
+  m_next_piece.assign(records.size(), k_none);
+  std::vector<std::size_t> last_piece(records.size(), k_none);  // response start -> last so far
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    std::size_t start = m_response_start[i];
+    if (start != i) {
+      m_next_piece[last_piece[start] == k_none ? start : last_piece[start]] = i;
+    }
+    last_piece[start] = i;
+  }
+  // Children are linked last to first, so that each list ends up in file order.
+  for (std::size_t i = records.size(); i-- > 0;) {
+    const Envelope& e = records[i].envelope;
+    if (e.uuid.empty() || e.parent_uuid.empty()) {
+      continue;
+    }
+    if (auto parent = find(e.parent_uuid)) {
+      m_parent[i] = *parent;
+      m_next_sibling[i] = m_first_child[*parent];
+      m_first_child[*parent] = i;
+    }
+  }
+}
+
+std::optional<std::size_t> SessionTree::find(std::string_view uuid) const {
+  auto it = m_index.find(uuid);
+  if (it == m_index.end()) {
+    return std::nullopt;
+  }
+  return it->second;
+}
+
+std::vector<std::size_t> SessionTree::main_thread() const {
+  if (!has_tree()) {
+    std::vector<std::size_t> all(m_records.size());
+    std::iota(all.begin(), all.end(), std::size_t{0});
+    return all;
+  }
+  for (std::size_t i = m_records.size(); i-- > 0;) {
+    const Envelope& e = m_records[i].envelope;
+    if (!e.uuid.empty() && e.is_sidechain == m_all_sidechain) {
+      return thread_from(i);
+    }
+  }
+  return {};
+}
+
+std::vector<std::vector<std::size_t>> SessionTree::sidechain_threads() const {
+  if (!has_tree() || m_all_sidechain) {
+    return {};
+  }
+  // Each subagent's records hang below a root of their own (the prompt the parent
+  // passed to its Task tool, whose parentUuid is null).
+  std::vector<std::size_t> root_of(m_records.size(), k_none);
+  std::vector<std::size_t> roots;  // in order of appearance
+  for (std::size_t i = 0; i < m_records.size(); ++i) {
+    const Envelope& e = m_records[i].envelope;
+    if (e.uuid.empty() || !e.is_sidechain) {
+      continue;
+    }
+    std::size_t parent = m_parent[i];
+    if (parent != k_none && parent < i && root_of[parent] != k_none) {
+      root_of[i] = root_of[parent];
+    } else {
+      root_of[i] = i;
+      roots.push_back(i);
+    }
+  }
+  std::vector<std::size_t> last_of(m_records.size(), k_none);  // root -> its last record
+  for (std::size_t i = 0; i < m_records.size(); ++i) {
+    if (root_of[i] != k_none) {
+      last_of[root_of[i]] = i;
+    }
+  }
+  std::vector<std::vector<std::size_t>> threads;
+  for (std::size_t root : roots) {
+    threads.push_back(thread_from(last_of[root]));
+  }
+  return threads;
+}
+
+std::vector<std::size_t> SessionTree::thread_from(std::size_t leaf) const {
+  std::vector<std::size_t> chain;
+  std::vector<bool> taken(m_records.size(), false);
+  std::size_t current = leaf;
+  while (current != k_none && !taken[current]) {  // a parent loop ends the walk where it closes
+    taken[current] = true;
+    chain.push_back(current);
+    // A compact boundary starts the conversation the model sees; the summary that
+    // follows it stands in for everything before.
+    if (is_compact_boundary(m_records[current])) {
+      break;
+    }
+    current = m_parent[current];
+  }
+  std::reverse(chain.begin(), chain.end());
+
+  // A response split over several records, with parallel tool calls, is a fork:
+  // each piece and each result hangs below the record written before it, and a
+  // single-parent walk from the leaf passes through only one branch. Gather what it
+  // missed around each response and put it after the response's last piece on the
+  // chain, in file order (Claude Code's recoverOrphanedParallelToolResults).
+  std::vector<std::size_t> last_on_chain;  // position of each response's last piece
+  std::vector<std::size_t> responses;      // first pieces, in order of that position
+  for (std::size_t position = 0; position < chain.size(); ++position) {
+    std::size_t record = chain[position];
+    const Message& m = m_records[record];
+    if (!m.is_turn() || m.role != Role::assistant || m.envelope.message_id.empty()) {
+      continue;
+    }
+    if (last_on_chain.empty()) {
+      last_on_chain.assign(m_records.size(), k_none);
+    }
+    std::size_t first = m_response_start[record];
+    if (last_on_chain[first] == k_none) {
+      responses.push_back(first);
+    }
+    last_on_chain[first] = position;
+  }
+  if (responses.empty()) {
+    return chain;
+  }
+  std::sort(responses.begin(), responses.end(),
+            [&](std::size_t a, std::size_t b) { return last_on_chain[a] < last_on_chain[b]; });
+
+  std::vector<std::pair<std::size_t, std::vector<std::size_t>>> after;  // position -> records
+  std::vector<std::size_t> pending;
+  for (std::size_t first : responses) {
+    std::vector<std::size_t> skipped;
+    std::vector<std::size_t> followers;
+    pending.clear();
+    for (std::size_t piece = first; piece != k_none; piece = m_next_piece[piece]) {
+      if (!taken[piece]) {
+        taken[piece] = true;
+        skipped.push_back(piece);
+      }
+      for (std::size_t child = m_first_child[piece]; child != k_none;
+           child = m_next_sibling[child]) {
+        if (!taken[child] && carries_tool_result(m_records[child])) {
+          pending.push_back(child);
+        }
+      }
+    }
+    while (!pending.empty()) {
+      std::size_t next = pending.back();
+      pending.pop_back();
+      if (taken[next]) {
+        continue;
+      }
+      taken[next] = true;
+      followers.push_back(next);
+      for (std::size_t child = m_first_child[next]; child != k_none;
+           child = m_next_sibling[child]) {
+        pending.push_back(child);
+      }
+    }
+    if (skipped.empty() && followers.empty()) {
+      continue;
+    }
+    std::sort(skipped.begin(), skipped.end());
+    std::sort(followers.begin(), followers.end());
+    skipped.insert(skipped.end(), followers.begin(), followers.end());
+    after.emplace_back(last_on_chain[first], std::move(skipped));
+  }
+  if (after.empty()) {
+    return chain;
+  }
+  std::vector<std::size_t> out;
+  out.reserve(chain.size());
+  std::size_t next_insert = 0;
+  for (std::size_t position = 0; position < chain.size(); ++position) {
+    out.push_back(chain[position]);
+    while (next_insert < after.size() && after[next_insert].first == position) {
+      out.insert(out.end(), after[next_insert].second.begin(), after[next_insert].second.end());
+      ++next_insert;
+    }
+  }
+  return out;
+}
+
+}  // namespace convo

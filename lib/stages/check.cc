@@ -1,0 +1,587 @@
+#include "stages/check.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "formats/format.h"
+#include "io/output.h"
+#include "stages/normalize_for_api.h"
+
+namespace convo {
+
+namespace {
+
+// The API allows this many blocks marked with cache_control in one request.
+constexpr std::size_t k_max_cache_breakpoints = 4;
+
+constexpr CheckRule k_rules[] = {
+    {"malformed-line", "a line that is not JSON, or not a record of its format"},
+    {"duplicate-uuid", "a record reuses the uuid of an earlier one"},
+    {"dangling-parent", "a parentUuid names no record of the conversation"},
+    {"unknown-role", "a message role the API does not have"},
+    {"empty-content", "a message with no content (the final assistant message may have none)"},
+    {"empty-text", "a text block with empty text", true, false},
+    {"whitespace-text", "a text block with only whitespace", true, false},
+    {"block-not-allowed", "a content block of a type the message's role cannot hold"},
+    {"unsigned-thinking", "a thinking block without its signature", true, false},
+    {"tool-input-not-object", "a tool call whose input is not a JSON object"},
+    {"tool-result-missing", "a tool call with no result in the message after it"},
+    {"tool-result-orphan", "a tool result that answers no tool call of the message before it"},
+    {"tool-result-not-first", "a tool result after other content in its message", true, false},
+    {"duplicate-tool-use-id", "two tool calls with one id"},
+    {"duplicate-tool-result", "two results for one tool call"},
+    {"error-result-not-text", "an error tool result holding more than text", true, false},
+    {"final-assistant-whitespace", "the final assistant message ends in whitespace", true, false},
+    {"too-many-cache-breakpoints", "more than 4 blocks marked with cache_control", true, false},
+};
+
+constexpr std::string_view k_whitespace = " \t\n\r\f\v";
+
+bool is_blank(std::string_view text) {
+  return text.find_first_not_of(k_whitespace) == std::string_view::npos;
+}
+
+// A block's place shown as a line: a record's line, or for a message inside a
+// multi-line document (a pretty-printed request body), the line of the block in it.
+Location locate(const BlockOrigin& origin) {
+  Location where = origin.where;
+  where.column = 0;
+  if (!origin.container || origin.container->raw.empty()) {
+    return where;
+  }
+  const Container& c = *origin.container;
+  std::string pointer;
+  bool blocks_addressable = c.format == Format::anthropic || c.format == Format::claude_code;
+  if (c.system_slot && origin.slot == 0) {
+    pointer = "/system";
+  } else {
+    std::size_t index = c.system_slot ? origin.slot - 1 : origin.slot;
+    if (!c.array_key.empty()) {
+      pointer = "/" + c.array_key;
+    }
+    pointer += fmt::format("/{}", index);
+    if (!c.wrapper_key.empty()) {
+      pointer += "/" + c.wrapper_key;
+    }
+    if (c.format == Format::claude_code) {
+      pointer += "/message";
+    }
+    if (origin.index != BlockOrigin::k_whole && blocks_addressable) {
+      pointer += "/content";
+    }
+  }
+  if (origin.index != BlockOrigin::k_whole && blocks_addressable) {
+    pointer += fmt::format("/{}", origin.index);
+  }
+  std::optional<std::size_t> offset = locate_json_pointer(c.raw, pointer);
+  if (offset) {
+    std::string_view before(c.raw.data(), std::min(*offset, c.raw.size()));
+    where.line += static_cast<std::uint64_t>(std::count(before.begin(), before.end(), '\n'));
+  }
+  return where;
+}
+
+class Checker {
+ public:
+  Checker(const CheckOptions& options, std::vector<Problem>& out)
+      : m_options(options), m_out(out) {}
+
+  void conversation(const ApiConversation& view) {
+    m_cache_breakpoints = 0;
+    count_tool_breakpoints(view);
+    std::unordered_map<std::string, std::size_t> use_lines;  // tool_use id -> line
+    // A Claude Code session is sent with the next prompt after its last message, so
+    // the rules for a final assistant message do not apply to it.
+    bool continued = !view.empty() && view.front().message.origin == Format::claude_code;
+    for (std::size_t i = 0; i < view.size(); ++i) {
+      const ApiMessage& m = view[i];
+      if (!role_allowed(m)) {
+        continue;
+      }
+      bool final_assistant =
+          !continued && i + 1 == view.size() && m.message.role == Role::assistant;
+      content(m, final_assistant);
+      if (m.message.role == Role::assistant) {
+        tool_uses(view, i, use_lines);
+      } else if (m.message.role == Role::user || m.message.role == Role::tool) {
+        tool_results(view, i);
+      }
+    }
+    if (anthropic() && !view.empty() && !continued) {
+      final_whitespace(view.back());
+    }
+  }
+
+ private:
+  bool anthropic() const { return m_options.target == CheckTarget::anthropic; }
+
+  void add(const Location& where, std::string_view rule, std::string message) {
+    m_out.push_back(Problem{where, rule, std::move(message)});
+  }
+  void add(const BlockOrigin& origin, std::string_view rule, std::string message) {
+    add(locate(origin), rule, std::move(message));
+  }
+
+  static const BlockOrigin& origin_of(const ApiMessage& m, std::size_t block) {
+    return block < m.block_origins.size() ? m.block_origins[block] : m.origin;
+  }
+
+  // "a user", "an assistant".
+  static std::string article(const std::string& word) {
+    bool vowel = !word.empty() && std::string_view("aeiou").find(word[0]) != std::string_view::npos;
+    return (vowel ? "an " : "a ") + word;
+  }
+
+  static std::string role_text(const Message& m) {
+    return m.role == Role::custom ? m.custom_role : openai_role_name(m);
+  }
+
+  // The view has made tool messages user messages and developer messages system
+  // ones; what else is left is foreign (a legacy function message, to Anthropic).
+  bool role_allowed(const ApiMessage& api) {
+    const Message& m = api.message;
+    bool allowed = m.role == Role::user || m.role == Role::assistant || m.role == Role::system ||
+                   (!anthropic() && (m.role == Role::function || m.role == Role::tool));
+    if (!allowed) {
+      add(api.origin, "unknown-role",
+          fmt::format("role '{}' is not one the {} API has ({})", role_text(m),
+                      anthropic() ? "Messages" : "Chat Completions",
+                      anthropic() ? "user, assistant, system"
+                                  : "system, developer, user, assistant, tool"));
+    }
+    return allowed;
+  }
+
+  // Why a message of its role cannot hold block `b` under the target's rules
+  // ("only assistant messages may hold one"), or "" when it can.
+  std::string_view not_allowed(const Message& m, const Block& b) const {
+    if (anthropic()) {
+      switch (anthropic_block_holder(b.type)) {
+        case BlockHolder::assistant:
+          return m.role == Role::assistant ? "" : "only assistant messages may hold one";
+        case BlockHolder::user:
+          return m.role == Role::user ? "" : "only user messages may hold one";
+        case BlockHolder::none:
+          return "the Messages API has no such block";
+        case BlockHolder::any:
+          return "";
+      }
+      return "";
+    }
+    switch (b.type) {
+      case BlockType::text:
+        return "";
+      case BlockType::unknown:
+        return m.origin == Format::openai ? "" : "OpenAI has no such content part";
+      case BlockType::tool_use:
+        return m.role == Role::assistant ? "" : "only assistant messages may call tools";
+      case BlockType::tool_result:
+        return m.role == Role::user || m.role == Role::tool ? ""
+                                                            : "only tool messages may hold one";
+      case BlockType::image:
+      case BlockType::audio:
+      case BlockType::file:
+      case BlockType::document:
+        return m.role == Role::assistant ? "only user and system messages may hold one" : "";
+      default:
+        return "OpenAI has no such content part";
+    }
+  }
+
+  void content(const ApiMessage& api, bool final_assistant) {
+    const Message& m = api.message;
+    const Content& c = m.content;
+    std::string role = role_text(m);
+    bool empty = c.is_string() ? c.text.empty() : !c.is_blocks() || c.blocks.empty();
+    if (empty) {
+      bool allowed =
+          anthropic() ? final_assistant : (m.role != Role::assistant || m.has_tool_uses());
+      if (!allowed) {
+        add(api.origin, "empty-content", fmt::format("{} message has no content", role));
+      }
+      return;
+    }
+    if (c.is_string()) {
+      if (anthropic() && is_blank(c.text)) {
+        add(api.origin, "whitespace-text",
+            fmt::format("{} message content is only whitespace", role));
+      }
+      return;
+    }
+    bool other_seen = false;
+    bool not_first_reported = false;
+    for (std::size_t k = 0; k < c.blocks.size(); ++k) {
+      const Block& b = c.blocks[k];
+      const BlockOrigin& where = origin_of(api, k);
+      if (std::string_view why = not_allowed(m, b); !why.empty()) {
+        std::string_view type =
+            b.type_name.empty() ? block_type_name(b.type) : std::string_view(b.type_name);
+        add(where, "block-not-allowed",
+            fmt::format("{} block in {} message: {}", type, article(role), why));
+      }
+      if (!b.cache_control.empty()) {
+        cache_breakpoint(where);
+      }
+      switch (b.type) {
+        case BlockType::text:
+          text_block(b.text, where, "");
+          break;
+        case BlockType::thinking:
+          if (anthropic() && (!b.signature || b.signature->empty())) {
+            add(where, "unsigned-thinking", "thinking block has no signature");
+          }
+          break;
+        case BlockType::tool_use:
+          tool_input(b, where);
+          break;
+        case BlockType::tool_result:
+          result_content(b, where);
+          if (anthropic() && other_seen && !not_first_reported) {
+            add(where, "tool-result-not-first",
+                fmt::format("tool_result for {} follows other content: tool results must come "
+                            "first in a user message",
+                            b.id));
+            not_first_reported = true;
+          }
+          break;
+        default:
+          break;
+      }
+      if (b.type != BlockType::tool_result) {
+        other_seen = true;
+      }
+    }
+  }
+
+  void text_block(const std::string& text, const BlockOrigin& where, std::string_view in) {
+    if (!anthropic()) {
+      return;
+    }
+    if (text.empty()) {
+      add(where, "empty-text", fmt::format("empty text block{}", in));
+    } else if (is_blank(text)) {
+      add(where, "whitespace-text", fmt::format("text block{} holds only whitespace", in));
+    }
+  }
+
+  void result_content(const Block& b, const BlockOrigin& where) {
+    if (!b.result.is_blocks()) {
+      return;
+    }
+    std::string in = fmt::format(" in the result for {}", b.id);
+    bool error = b.is_error.value_or(false);
+    for (const Block& inner : b.result.blocks) {
+      if (inner.type == BlockType::text) {
+        text_block(inner.text, where, in);
+      } else if (error && anthropic()) {
+        add(where, "error-result-not-text",
+            fmt::format("error tool_result for {} holds a {} block; an error result may hold "
+                        "only text",
+                        b.id,
+                        inner.type_name.empty() ? block_type_name(inner.type)
+                                                : std::string_view(inner.type_name)));
+      }
+      if (!inner.cache_control.empty()) {
+        cache_breakpoint(where);
+      }
+    }
+  }
+
+  void tool_input(const Block& b, const BlockOrigin& where) {
+    const char* actual = nullptr;
+    if (!b.input.empty()) {
+      JsonDoc parsed;
+      if (parse_json(b.input, parsed)) {
+        actual = "not JSON";
+      } else if (!parsed.IsObject()) {
+        actual = json_type_name(parsed);
+      }
+    } else if (b.input_value != nullptr && !b.input_value->IsObject()) {
+      actual = json_type_name(*b.input_value);
+    } else if (b.input_value == nullptr && b.input.empty() && anthropic() && b.json != nullptr &&
+               find_member(*b.json, "input") == nullptr) {
+      actual = "missing";
+    }
+    if (actual != nullptr) {
+      add(where, "tool-input-not-object",
+          fmt::format("tool_use {}: input is {}, not an object", b.id, actual));
+    }
+  }
+
+  void cache_breakpoint(const BlockOrigin& where) {
+    if (anthropic() && ++m_cache_breakpoints == k_max_cache_breakpoints + 1) {
+      add(where, "too-many-cache-breakpoints",
+          fmt::format("more than {} blocks marked with cache_control", k_max_cache_breakpoints));
+    }
+  }
+
+  // A request body's tools count too.
+  void count_tool_breakpoints(const ApiConversation& view) {
+    if (!anthropic()) {
+      return;
+    }
+    for (const ApiMessage& m : view) {
+      const auto& container = m.origin.container;
+      if (!container || container->array_key != "messages") {
+        continue;
+      }
+      const JsonValue* tools = find_member(container->source->doc, "tools");
+      if (tools != nullptr && tools->IsArray()) {
+        for (const JsonValue& tool : tools->GetArray()) {
+          const JsonValue* marker = find_member(tool, "cache_control");
+          if (marker != nullptr && !marker->IsNull()) {
+            cache_breakpoint(m.origin);
+          }
+        }
+      }
+      return;
+    }
+  }
+
+  void tool_uses(const ApiConversation& view, std::size_t i,
+                 std::unordered_map<std::string, std::size_t>& use_lines) {
+    const ApiMessage& m = view[i];
+    std::unordered_set<std::string_view> answered;
+    if (i + 1 < view.size() &&
+        (view[i + 1].message.role == Role::user || view[i + 1].message.role == Role::tool)) {
+      for (const Block* result : view[i + 1].message.tool_results()) {
+        answered.insert(result->id);
+      }
+    }
+    const auto& blocks = m.message.content.blocks;
+    if (!m.message.content.is_blocks()) {
+      return;
+    }
+    for (std::size_t k = 0; k < blocks.size(); ++k) {
+      const Block& b = blocks[k];
+      if (b.type != BlockType::tool_use) {
+        continue;
+      }
+      Location where = locate(origin_of(m, k));
+      auto [it, added] = use_lines.emplace(b.id, where.line);
+      if (!added) {
+        add(where, "duplicate-tool-use-id",
+            fmt::format("tool_use id {} is already used (at line {})", b.id, it->second));
+        continue;
+      }
+      if (answered.count(b.id) == 0) {
+        add(where, "tool-result-missing",
+            anthropic() ? fmt::format("tool_use {} ({}) has no tool_result in the next message",
+                                      b.id, b.name)
+                        : fmt::format("tool call {} ({}) has no tool message right after it", b.id,
+                                      b.name));
+      }
+    }
+  }
+
+  void tool_results(const ApiConversation& view, std::size_t i) {
+    const ApiMessage& m = view[i];
+    if (!m.message.content.is_blocks()) {
+      return;
+    }
+    std::unordered_set<std::string_view> calls;
+    if (i > 0 && view[i - 1].message.role == Role::assistant) {
+      for (const Block* use : view[i - 1].message.tool_uses()) {
+        calls.insert(use->id);
+      }
+    }
+    std::unordered_set<std::string_view> seen;
+    const auto& blocks = m.message.content.blocks;
+    for (std::size_t k = 0; k < blocks.size(); ++k) {
+      const Block& b = blocks[k];
+      if (b.type != BlockType::tool_result) {
+        continue;
+      }
+      if (calls.count(b.id) == 0) {
+        add(origin_of(m, k), "tool-result-orphan",
+            anthropic()
+                ? fmt::format("tool_result for {} answers no tool_use in the message before it",
+                              b.id)
+                : fmt::format("tool message for {} answers no tool call of the assistant "
+                              "message before it",
+                              b.id));
+      } else if (!seen.insert(b.id).second) {
+        add(origin_of(m, k), "duplicate-tool-result", fmt::format("second result for {}", b.id));
+      }
+    }
+  }
+
+  void final_whitespace(const ApiMessage& last) {
+    const Message& m = last.message;
+    if (m.role != Role::assistant) {
+      return;
+    }
+    const std::string* text = nullptr;
+    BlockOrigin where = last.origin;
+    if (m.content.is_string()) {
+      text = &m.content.text;
+    } else if (m.content.is_blocks() && !m.content.blocks.empty() &&
+               m.content.blocks.back().type == BlockType::text) {
+      text = &m.content.blocks.back().text;
+      where = origin_of(last, m.content.blocks.size() - 1);
+    }
+    if (text != nullptr && !text->empty() && !is_blank(*text) &&
+        k_whitespace.find(text->back()) != std::string_view::npos) {
+      add(where, "final-assistant-whitespace",
+          "the final assistant message ends in whitespace, which the API rejects");
+    }
+  }
+
+  const CheckOptions& m_options;
+  std::vector<Problem>& m_out;
+  std::size_t m_cache_breakpoints = 0;
+};
+
+}  // namespace
+
+std::span<const CheckRule> check_rules() {
+  return k_rules;
+}
+
+void InputCheck::conversation(std::vector<Message> records) {
+  // The file's integrity, across conversations: a resumed session's first record
+  // points into the session before it, in the same file.
+  for (const Message& record : records) {
+    if (record.kind == Kind::invalid) {
+      m_problems.push_back(Problem{
+          record.where, "malformed-line",
+          record.content.text.empty() ? std::string("not a valid record") : record.content.text});
+      continue;
+    }
+    const Envelope& e = record.envelope;
+    if (!e.uuid.empty()) {
+      auto [it, added] = m_uuids.emplace(e.uuid, record.where.line);
+      if (!added) {
+        m_problems.push_back(
+            Problem{record.where, "duplicate-uuid",
+                    fmt::format("uuid {} is used again (first at line {})", e.uuid, it->second)});
+      }
+    }
+    if (!e.parent_uuid.empty()) {
+      m_links.push_back(Link{e.parent_uuid, record.where});
+    }
+  }
+  Checker checker(m_options, m_problems);
+  NormalizeOptions view_options;
+  view_options.sidechains = true;  // a subagent's requests go to the API too
+  bool tool_messages = m_options.target == CheckTarget::openai;
+  for (const ApiConversation& view : api_view(std::move(records), view_options, tool_messages)) {
+    checker.conversation(view);
+  }
+}
+
+std::vector<Problem> InputCheck::finish() {
+  // Parent links mean something only where records have uuids (Claude Code).
+  if (m_uuids.empty()) {
+    m_links.clear();
+  }
+  for (const Link& link : m_links) {
+    if (m_uuids.count(link.parent) == 0) {
+      m_problems.push_back(
+          Problem{link.where, "dangling-parent",
+                  fmt::format("parentUuid {} names no record of this file", link.parent)});
+    }
+  }
+  m_links.clear();
+  m_uuids.clear();
+  std::vector<Problem> problems;
+  problems.swap(m_problems);
+  std::stable_sort(problems.begin(), problems.end(),
+                   [](const Problem& a, const Problem& b) { return a.where.line < b.where.line; });
+  return problems;
+}
+
+std::vector<Problem> check_conversation(std::vector<Message> records, const CheckOptions& options) {
+  InputCheck check(options);
+  check.conversation(std::move(records));
+  return check.finish();
+}
+
+std::unique_ptr<StreamStage> make_check_stage(GroupBy group_by) {
+  // The sink does the checking: it needs each conversation whole, as it was read.
+  return make_api_view_stage(
+      [](std::vector<Message> conversation) {
+        std::vector<std::vector<Message>> out;
+        out.push_back(std::move(conversation));
+        return out;
+      },
+      group_by);
+}
+
+namespace {
+
+class CheckReport final : public MessageSink {
+ public:
+  CheckReport(Output& out, CheckOptions options, ReportFormat format,
+              std::shared_ptr<std::atomic<std::uint64_t>> problems)
+      : m_out(out), m_check(options), m_format(format), m_problems(std::move(problems)) {}
+
+  // Records that come one by one (not through ConversationStage) are one conversation.
+  void put(Message&& message) override { m_held.push_back(std::move(message)); }
+  void put_conversation(std::vector<Message>&& conversation) override {
+    check();
+    m_check.conversation(std::move(conversation));
+  }
+  void end_input() override {
+    check();
+    std::vector<Problem> problems = m_check.finish();
+    for (const Problem& p : problems) {
+      write(p);
+    }
+    *m_problems += problems.size();
+  }
+
+ private:
+  void check() {
+    if (m_held.empty()) {
+      return;
+    }
+    std::vector<Message> conversation;
+    conversation.swap(m_held);
+    m_check.conversation(std::move(conversation));
+  }
+
+  void write(const Problem& p) {
+    std::string file = p.where.file ? *p.where.file : std::string();
+    if (m_format == ReportFormat::text) {
+      std::string place = p.where.line != 0 ? fmt::format("{}:{}", file, p.where.line) : file;
+      m_out.write_line(fmt::format("{}: {}: {}", place, p.rule, p.message));
+      return;
+    }
+    rapidjson::StringBuffer buffer;
+    JsonWriter w(buffer);
+    w.StartObject();
+    w.Key("file");
+    w.String(file.data(), static_cast<rapidjson::SizeType>(file.size()));
+    if (p.where.line != 0) {
+      w.Key("line");
+      w.Uint64(p.where.line);
+    }
+    w.Key("rule");
+    w.String(p.rule.data(), static_cast<rapidjson::SizeType>(p.rule.size()));
+    w.Key("message");
+    w.String(p.message.data(), static_cast<rapidjson::SizeType>(p.message.size()));
+    w.EndObject();
+    m_out.write_line(std::string_view(buffer.GetString(), buffer.GetSize()));
+  }
+
+  Output& m_out;
+  InputCheck m_check;
+  ReportFormat m_format;
+  std::shared_ptr<std::atomic<std::uint64_t>> m_problems;
+  std::vector<Message> m_held;
+};
+
+}  // namespace
+
+SinkFactory check_sink(CheckOptions options, ReportFormat format,
+                       std::shared_ptr<std::atomic<std::uint64_t>> problems) {
+  return [options, format, problems](Output& out, LossReport&) -> std::unique_ptr<MessageSink> {
+    return std::make_unique<CheckReport>(out, options, format, problems);
+  };
+}
+
+}  // namespace convo

@@ -1,0 +1,93 @@
+// check: what an API would reject in a conversation, and what is wrong with the file
+// itself. A whole-conversation function plus the sink that reports what it finds.
+// Claude Code sessions are checked as the API request they would become if sent as
+// recorded (api_view in normalize_for_api.h: the main thread and each subagent's,
+// records of one response joined, no repairs); other formats as their messages
+// stand. man/convo-check.1 documents every rule.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "conversation.h"
+#include "error.h"
+#include "message.h"
+#include "pipeline.h"
+
+namespace convo {
+
+// Whose rules.
+enum class CheckTarget : std::uint8_t { anthropic, openai };
+
+struct CheckOptions {
+  CheckTarget target = CheckTarget::anthropic;
+};
+
+// A rule: its stable name (as reports print it) and which targets it applies to.
+struct CheckRule {
+  std::string_view name;
+  std::string_view summary;  // one line, for --help
+  bool anthropic = true;
+  bool openai = true;
+};
+
+// Every rule, in the order man/convo-check.1 lists them.
+std::span<const CheckRule> check_rules();
+
+// One problem: where, which rule, and what exactly (a lower-case fragment).
+struct Problem {
+  Location where;
+  std::string_view rule;
+  std::string message;
+};
+
+// Checks one input: each of its conversations against the API's rules, and the
+// input's own integrity (bad records, uuids, parent links) across all of them.
+class InputCheck {
+ public:
+  explicit InputCheck(CheckOptions options) : m_options(options) {}
+
+  // Checks one conversation: its records as read, in file order, bad records kept as
+  // Kind::invalid.
+  void conversation(std::vector<Message> records);
+  // The input ended: every problem found, ordered by line.
+  std::vector<Problem> finish();
+
+ private:
+  struct Link {
+    std::string parent;
+    Location where;
+  };
+  CheckOptions m_options;
+  std::vector<Problem> m_problems;
+  std::unordered_map<std::string, std::uint64_t> m_uuids;  // uuid -> line of its record
+  std::vector<Link> m_links;                               // parentUuid references
+};
+
+// The problems of `records` checked as one input holding one conversation.
+std::vector<Problem> check_conversation(std::vector<Message> records, const CheckOptions& options);
+
+// The check stage: records grouped into conversations by `group_by` and slimmed as
+// they arrive (slim_for_api), each conversation passed on whole to the sink.
+std::unique_ptr<StreamStage> make_check_stage(GroupBy group_by);
+
+// How the report is written.
+enum class ReportFormat : std::uint8_t {
+  text,  // FILE:LINE: rule: message
+  json,  // one {"file","line","rule","message"} object per line
+};
+
+// A sink that checks each conversation it is given (what comes one message at a
+// time is one conversation) and, at the end of each input, writes the input's
+// problems to the output and adds their number to `problems` (shared by every
+// input of a run).
+SinkFactory check_sink(CheckOptions options, ReportFormat format,
+                       std::shared_ptr<std::atomic<std::uint64_t>> problems);
+
+}  // namespace convo

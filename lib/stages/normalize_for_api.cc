@@ -1,0 +1,1192 @@
+#include "stages/normalize_for_api.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "formats/anthropic_blocks.h"
+#include "io/input.h"
+#include "io/output.h"
+#include "session_tree.h"
+#include "tool_links.h"
+
+namespace convo {
+
+namespace {
+
+constexpr std::string_view k_whitespace = " \t\n\r\f\v";
+
+bool is_blank(std::string_view text) {
+  return text.find_first_not_of(k_whitespace) == std::string_view::npos;
+}
+
+bool is_thinking(const Block& block) {
+  return block.type == BlockType::thinking || block.type == BlockType::redacted_thinking;
+}
+
+bool has_content(const Content& content) {
+  return content.is_string() || (content.is_blocks() && !content.blocks.empty());
+}
+
+// A user message that starts a turn: one a person (or the harness on their behalf)
+// wrote, answering no tool call. A message with tool results continues the
+// assistant's turn, even with text beside them (an interruption, say): keeping the
+// turn's thinking is safe, dropping what the API wants back is not.
+bool starts_turn(const Message& message) {
+  if (message.role != Role::user) {
+    return false;
+  }
+  if (!message.content.is_blocks()) {
+    return message.content.is_string();
+  }
+  return !message.has_tool_results();
+}
+
+bool starts_with_tool_result(const Message& message) {
+  return message.content.is_blocks() && !message.content.blocks.empty() &&
+         message.content.blocks.front().type == BlockType::tool_result;
+}
+
+// --- Attachments (step 3) ---
+//
+// Claude Code records context it gave the model as `attachment` records and renders
+// them into user text when it calls the API (normalizeAttachmentForAPI). The kinds
+// whose text can be rebuilt from the record are rendered here, wrapped in
+// <system-reminder> as Claude Code does; the others carry nothing the model saw
+// (hook notices meant for the UI) or text built from Claude Code's internals (plan
+// and auto mode instructions), and are dropped. man/convo-normalize-for-api.1 has
+// the table.
+
+std::string str(const JsonValue& object, std::string_view key) {
+  return std::string(string_member(object, key).value_or(""));
+}
+
+std::string lines_of(const JsonValue* array, std::string_view separator = "\n") {
+  std::string out;
+  if (array == nullptr || !array->IsArray()) {
+    return out;
+  }
+  for (const JsonValue& item : array->GetArray()) {
+    if (item.IsString()) {
+      if (!out.empty()) {
+        out += separator;
+      }
+      out += view_of(item);
+    }
+  }
+  return out;
+}
+
+std::string text_of_prompt(const JsonValue* prompt) {
+  if (prompt == nullptr) {
+    return "";
+  }
+  if (prompt->IsString()) {
+    return std::string(view_of(*prompt));
+  }
+  std::string out;
+  if (prompt->IsArray()) {
+    for (const JsonValue& block : prompt->GetArray()) {
+      if (string_member(block, "type") == "text") {
+        if (!out.empty()) {
+          out += "\n";
+        }
+        out += str(block, "text");
+      }
+    }
+  }
+  return out;
+}
+
+std::string item_list(const JsonValue* items, bool tasks) {
+  std::string out;
+  if (items == nullptr || !items->IsArray()) {
+    return out;
+  }
+  std::size_t n = 0;
+  for (const JsonValue& item : items->GetArray()) {
+    ++n;
+    out += tasks ? fmt::format("\n#{}. [{}] {}", str(item, "id"), str(item, "status"),
+                               str(item, "subject"))
+                 : fmt::format("\n{}. [{}] {}", n, str(item, "status"), str(item, "content"));
+  }
+  return out;
+}
+
+// The text the model saw for an attachment, or "" for kinds that carry nothing for it.
+std::string attachment_text(const JsonValue& a) {
+  const std::string type = str(a, "type");
+  const std::string hook = str(a, "hookName");
+  if (type == "hook_success") {
+    std::string event = str(a, "hookEvent");
+    std::string content = str(a, "content");
+    if ((event != "SessionStart" && event != "UserPromptSubmit") || content.empty()) {
+      return "";
+    }
+    return fmt::format("{} hook success: {}", hook, content);
+  }
+  if (type == "hook_additional_context") {
+    std::string content = lines_of(find_member(a, "content"));
+    return content.empty() ? "" : fmt::format("{} hook additional context: {}", hook, content);
+  }
+  if (type == "hook_blocking_error") {
+    const JsonValue* error = find_member(a, "blockingError");
+    if (error == nullptr || !error->IsObject()) {
+      return "";
+    }
+    return fmt::format("{} hook blocking error from command: \"{}\": {}", hook,
+                       str(*error, "command"), str(*error, "blockingError"));
+  }
+  if (type == "hook_stopped_continuation") {
+    return fmt::format("{} hook stopped continuation: {}", hook, str(a, "message"));
+  }
+  if (type == "critical_system_reminder") {
+    return str(a, "content");
+  }
+  if (type == "edited_text_file") {
+    return fmt::format(
+        "Note: {} was modified, either by the user or by a linter. Here are the relevant "
+        "changes (shown with line numbers):\n{}",
+        str(a, "filename"), str(a, "snippet"));
+  }
+  if (type == "file") {
+    const JsonValue* content = find_member(a, "content");
+    if (content == nullptr || string_member(*content, "type") != "text") {
+      return "";  // images, PDFs and notebooks went to the model as tool results
+    }
+    const JsonValue* file = find_member(*content, "file");
+    return file == nullptr
+               ? ""
+               : fmt::format("Contents of {}:\n\n{}", str(a, "filename"), str(*file, "content"));
+  }
+  if (type == "nested_memory") {
+    const JsonValue* content = find_member(a, "content");
+    return content == nullptr ? ""
+                              : fmt::format("Contents of {}:\n\n{}", str(*content, "path"),
+                                            str(*content, "content"));
+  }
+  if (type == "compact_file_reference") {
+    return fmt::format(
+        "Note: {} was read before the last conversation was summarized, but the contents "
+        "are too large to include.",
+        str(a, "filename"));
+  }
+  if (type == "opened_file_in_ide") {
+    return fmt::format(
+        "The user opened the file {} in the IDE. This may or may not be related to the "
+        "current task.",
+        str(a, "filename"));
+  }
+  if (type == "selected_lines_in_ide") {
+    const JsonValue* start = find_member(a, "lineStart");
+    const JsonValue* end = find_member(a, "lineEnd");
+    return fmt::format(
+        "The user selected the lines {} to {} from {}:\n{}\n\nThis may or may not be related "
+        "to the current task.",
+        start != nullptr ? to_json(*start) : "?", end != nullptr ? to_json(*end) : "?",
+        str(a, "filename"), str(a, "content"));
+  }
+  if (type == "plan_file_reference") {
+    return fmt::format("A plan file exists from plan mode at: {}\n\nPlan contents:\n\n{}",
+                       str(a, "planFilePath"), str(a, "planContent"));
+  }
+  if (type == "skill_listing") {
+    std::string content = str(a, "content");
+    return content.empty()
+               ? ""
+               : "The following skills are available for use with the Skill tool:\n\n" + content;
+  }
+  if (type == "invoked_skills") {
+    const JsonValue* skills = find_member(a, "skills");
+    std::string out;
+    if (skills != nullptr && skills->IsArray()) {
+      for (const JsonValue& skill : skills->GetArray()) {
+        out += fmt::format("{}### Skill: {}\nPath: {}\n\n{}", out.empty() ? "" : "\n\n---\n\n",
+                           str(skill, "name"), str(skill, "path"), str(skill, "content"));
+      }
+    }
+    return out.empty() ? ""
+                       : "The following skills were invoked in this session. Continue to "
+                         "follow these guidelines:\n\n" +
+                             out;
+  }
+  if (type == "deferred_tools_delta") {
+    std::string added = lines_of(find_member(a, "addedLines"));
+    std::string removed = lines_of(find_member(a, "removedNames"));
+    std::string out;
+    if (!added.empty()) {
+      out = "The following deferred tools are now available via ToolSearch:\n" + added;
+    }
+    if (!removed.empty()) {
+      out += (out.empty() ? "" : "\n\n") +
+             std::string("The following deferred tools are no longer available:\n") + removed;
+    }
+    return out;
+  }
+  if (type == "date_change") {
+    return fmt::format("The date has changed. Today's date is now {}.", str(a, "newDate"));
+  }
+  if (type == "queued_command") {
+    std::string prompt = text_of_prompt(find_member(a, "prompt"));
+    return prompt.empty() ? "" : "The user sent a new message while you were working:\n" + prompt;
+  }
+  if (type == "todo_reminder" || type == "task_reminder") {
+    std::string items = item_list(find_member(a, "content"), type == "task_reminder");
+    return fmt::format("The {} list has not been updated recently.{}{}",
+                       type == "task_reminder" ? "task" : "todo",
+                       items.empty() ? "" : " Its items:", items);
+  }
+  if (type == "agent_mention") {
+    return fmt::format(
+        "The user has expressed a desire to invoke the agent \"{}\". Please invoke the agent "
+        "appropriately, passing in the required context to it.",
+        str(a, "agentType"));
+  }
+  return "";
+}
+
+}  // namespace
+
+BlockHolder anthropic_block_holder(BlockType type) {
+  switch (type) {
+    case BlockType::tool_use:
+    case BlockType::server_tool_use:
+    case BlockType::server_tool_result:
+    case BlockType::thinking:
+    case BlockType::redacted_thinking:
+      return BlockHolder::assistant;
+    case BlockType::tool_result:
+    case BlockType::image:
+    case BlockType::document:
+      return BlockHolder::user;
+    case BlockType::audio:
+    case BlockType::video:
+    case BlockType::file:
+      return BlockHolder::none;
+    case BlockType::text:
+    case BlockType::unknown:
+      return BlockHolder::any;
+  }
+  return BlockHolder::any;
+}
+
+namespace {
+
+// --- The view (steps 1-5) ---
+
+BlockOrigin origin_of(const Message& record, std::size_t index = BlockOrigin::k_whole) {
+  return BlockOrigin{record.where, record.container, record.slot, index};
+}
+
+ApiMessage start_message(Message&& record, bool origins) {
+  ApiMessage out;
+  out.origin = origin_of(record);
+  if (origins && record.content.is_blocks()) {
+    out.block_origins.reserve(record.content.blocks.size());
+    for (std::size_t i = 0; i < record.content.blocks.size(); ++i) {
+      out.block_origins.push_back(origin_of(record, i));
+    }
+  }
+  out.message = std::move(record);
+  return out;
+}
+
+// A user message holding `text`, made from `record` (an attachment or a local
+// command's output).
+ApiMessage made_user_message(const Message& record, std::string text, bool as_blocks,
+                             bool origins) {
+  ApiMessage out;
+  Message& m = out.message;
+  m.kind = Kind::turn;
+  m.role = Role::user;
+  m.origin = record.origin;
+  m.where = record.where;
+  m.envelope.uuid = record.envelope.uuid;
+  m.envelope.session_id = record.envelope.session_id;
+  m.envelope.is_meta = true;
+  m.modified = true;
+  out.origin = origin_of(record);
+  if (as_blocks) {
+    m.content.form = Content::Form::blocks;
+    m.content.blocks.push_back(Block::make_text(std::move(text)));
+    if (origins) {
+      out.block_origins.push_back(out.origin);
+    }
+  } else {
+    m.content.form = Content::Form::string;
+    m.content.text = std::move(text);
+  }
+  return out;
+}
+
+// Turns string content into a block list (a string becomes one text block, kept even
+// when empty so that `check` still sees it).
+void to_blocks(Content& content, std::vector<BlockOrigin>* origins, const BlockOrigin& origin) {
+  if (content.is_blocks()) {
+    return;
+  }
+  if (content.is_string()) {
+    content.blocks.push_back(Block::make_text(std::move(content.text)));
+    content.text.clear();
+    if (origins != nullptr) {
+      origins->push_back(origin);
+    }
+  }
+  content.form = Content::Form::blocks;
+}
+
+// Appends the content of `from` to `into`, which becomes a block list.
+void append_content(Message& into, Message&& from, std::vector<BlockOrigin>* into_origins,
+                    const BlockOrigin* into_origin, std::vector<BlockOrigin>* from_origins,
+                    const BlockOrigin* from_origin) {
+  static const BlockOrigin k_none;
+  to_blocks(into.content, into_origins, into_origin != nullptr ? *into_origin : k_none);
+  to_blocks(from.content, from_origins, from_origin != nullptr ? *from_origin : k_none);
+  for (Block& block : from.content.blocks) {
+    into.content.blocks.push_back(std::move(block));
+  }
+  if (into_origins != nullptr && from_origins != nullptr) {
+    into_origins->insert(into_origins->end(), from_origins->begin(), from_origins->end());
+  }
+  into.touch();
+}
+
+void append_api(ApiMessage& into, ApiMessage&& from, bool origins) {
+  if (!origins) {
+    append_content(into.message, std::move(from.message), nullptr, nullptr, nullptr, nullptr);
+    return;
+  }
+  append_content(into.message, std::move(from.message), &into.block_origins, &into.origin,
+                 &from.block_origins, &from.origin);
+}
+
+bool mergeable(Role role) {
+  return role == Role::user || role == Role::assistant || role == Role::system;
+}
+
+// How a view is made.
+struct ViewMode {
+  bool origins = false;        // record where each block came from (for check's reports)
+  bool tool_messages = false;  // keep tool messages apart (OpenAI's view)
+};
+
+ApiConversation build_view(std::vector<Message>& records, const std::vector<std::size_t>& thread,
+                           std::vector<bool>& used, ViewMode mode) {
+  const bool origins = mode.origins;
+  // Step 2: what the API sees of each record. Attachments are held as they are
+  // until step 3 has put them in place.
+  std::vector<ApiMessage> items;
+  items.reserve(thread.size());
+  for (std::size_t index : thread) {
+    if (used[index]) {
+      continue;
+    }
+    used[index] = true;
+    Message& record = records[index];
+    switch (record.kind) {
+      case Kind::turn:
+        if (record.envelope.is_virtual || record.envelope.is_api_error) {
+          break;
+        }
+        if (record.role == Role::developer) {
+          record.role = Role::system;
+          record.touch();
+        } else if (record.role == Role::tool && !mode.tool_messages) {
+          record.role = Role::user;  // tool results ride in user messages
+          record.touch();
+        }
+        items.push_back(start_message(std::move(record), origins));
+        break;
+      case Kind::event:
+        // Claude Code sends the output of local commands (/model, /cost, ...) as user text.
+        if (record.envelope.subtype == "local_command" && record.content.is_string()) {
+          items.push_back(
+              made_user_message(record, std::move(record.content.text), false, origins));
+        }
+        break;
+      case Kind::attachment: {
+        const JsonValue* attachment =
+            record.json != nullptr ? find_member(*record.json, "attachment") : nullptr;
+        std::string text = attachment != nullptr ? attachment_text(*attachment) : "";
+        if (!text.empty()) {
+          ApiMessage m = made_user_message(
+              record, "<system-reminder>\n" + text + "\n</system-reminder>", true, origins);
+          m.message.kind = Kind::attachment;  // until step 3 has put it in place
+          items.push_back(std::move(m));
+        }
+        break;
+      }
+      default:
+        break;  // progress, summaries, bookkeeping, unknown and bad records
+    }
+  }
+
+  // Step 3: attachments move up to just after the nearest assistant message or tool
+  // result message before them (Claude Code's reorderAttachmentsForAPI).
+  std::vector<std::size_t> order;
+  order.reserve(items.size());
+  std::vector<std::size_t> lifted;
+  std::vector<std::size_t> rest;
+  auto close_segment = [&] {
+    order.insert(order.end(), lifted.begin(), lifted.end());
+    order.insert(order.end(), rest.begin(), rest.end());
+    lifted.clear();
+    rest.clear();
+  };
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    Message& m = items[i].message;
+    if (m.kind == Kind::attachment) {
+      m.kind = Kind::turn;
+      lifted.push_back(i);
+    } else if (m.role == Role::assistant || (m.role == Role::user && starts_with_tool_result(m))) {
+      close_segment();
+      order.push_back(i);
+    } else {
+      rest.push_back(i);
+    }
+  }
+  close_segment();
+
+  // Steps 4 and 5: the records of one response become one assistant message, and
+  // messages of one role in a row become one.
+  ApiConversation out;
+  out.reserve(order.size());
+  for (std::size_t i : order) {
+    ApiMessage& item = items[i];
+    Message& m = item.message;
+    if (m.role == Role::assistant && !m.envelope.message_id.empty() &&
+        m.origin != Format::openai) {  // OpenAI choices share an id but are alternatives
+      // As Claude Code does: look back over assistant messages and tool results for
+      // an earlier piece of the same response.
+      bool joined = false;
+      for (std::size_t j = out.size(); j-- > 0;) {
+        const Message& candidate = out[j].message;
+        if (candidate.role == Role::assistant) {
+          if (same_response(candidate, m)) {
+            append_api(out[j], std::move(item), origins);
+            joined = true;
+            break;
+          }
+          continue;
+        }
+        if (candidate.role != Role::user || !starts_with_tool_result(candidate)) {
+          break;
+        }
+      }
+      if (joined) {
+        continue;
+      }
+    }
+    bool joins = mergeable(m.role) || (mode.tool_messages && m.role == Role::tool);
+    if (!out.empty() && joins && out.back().message.role == m.role) {
+      append_api(out.back(), std::move(item), origins);
+      continue;
+    }
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+// --- Repairs (steps 6-8) ---
+
+void warn(const NormalizeOptions& options, const Location& where, const std::string& what) {
+  if (options.diagnostics != nullptr) {
+    options.diagnostics->warning(where, what);
+  }
+}
+
+template <typename Pred>
+bool erase_blocks(Message& message, Pred pred) {
+  if (!message.content.is_blocks()) {
+    return false;
+  }
+  auto& blocks = message.content.blocks;
+  auto end = std::remove_if(blocks.begin(), blocks.end(), pred);
+  if (end == blocks.end()) {
+    return false;
+  }
+  blocks.erase(end, blocks.end());
+  message.touch();
+  return true;
+}
+
+// Messages whose role the Messages API does not have.
+void drop_foreign_roles(std::vector<Message>& messages, const NormalizeOptions& options) {
+  std::erase_if(messages, [&](const Message& m) {
+    if (mergeable(m.role)) {
+      return false;
+    }
+    std::string role = m.role == Role::custom ? m.custom_role : std::string(role_name(m.role));
+    warn(options, m.where,
+         fmt::format("dropped a message with role '{}': the Messages API has no such role", role));
+    return true;
+  });
+}
+
+// Blocks a role cannot hold (anthropic_block_holder). Blocks that are not
+// Anthropic's are left to the encoder, which converts (a PDF file part becomes a
+// document) or drops and counts them.
+void drop_misplaced_blocks(std::vector<Message>& messages, const NormalizeOptions& options) {
+  for (Message& m : messages) {
+    erase_blocks(m, [&](const Block& b) {
+      BlockHolder holder = anthropic_block_holder(b.type);
+      bool misplaced = (holder == BlockHolder::user && m.role != Role::user) ||
+                       (holder == BlockHolder::assistant && m.role != Role::assistant);
+      if (misplaced) {
+        warn(options, m.where,
+             fmt::format("dropped a {} block from a {} message: the API does not take it there",
+                         block_type_name(b.type), m.role == Role::user ? "user" : "non-user"));
+      }
+      return misplaced;
+    });
+  }
+}
+
+// A tool call's input must be a JSON object.
+void fix_tool_inputs(std::vector<Message>& messages, const NormalizeOptions& options) {
+  for (Message& m : messages) {
+    if (!m.content.is_blocks()) {
+      continue;
+    }
+    for (Block& b : m.content.blocks) {
+      if (b.type != BlockType::tool_use) {
+        continue;
+      }
+      bool object = true;
+      if (!b.input.empty()) {
+        JsonDoc parsed;
+        object = !parse_json(b.input, parsed) && parsed.IsObject();
+      } else if (b.input_value != nullptr) {
+        object = b.input_value->IsObject();
+      }
+      if (!object) {
+        warn(options, m.where,
+             fmt::format("tool_use {}: its input is not a JSON object; sent as {{}}", b.id));
+        b.input = "{}";
+        b.input_value = nullptr;
+        m.touch();
+      }
+    }
+  }
+}
+
+// Step 8: which thinking blocks go to the API.
+void select_thinking(std::vector<Message>& messages, NormalizeOptions::Thinking mode) {
+  // The assistant's current turn: what follows the last user message that starts a
+  // turn. With thinking on, the API requires its thinking blocks back, signatures
+  // intact; it ignores those of earlier turns.
+  std::size_t turn_start = 0;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    if (starts_turn(messages[i])) {
+      turn_start = i + 1;
+    }
+  }
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    Message& m = messages[i];
+    if (m.role != Role::assistant) {
+      continue;
+    }
+    erase_blocks(m, [&](const Block& b) {
+      if (!is_thinking(b)) {
+        return false;
+      }
+      if (mode == NormalizeOptions::Thinking::drop) {
+        return true;
+      }
+      if (b.type == BlockType::thinking && (!b.signature || b.signature->empty())) {
+        return true;  // the API rejects thinking it cannot verify
+      }
+      return mode == NormalizeOptions::Thinking::current_turn && i < turn_start;
+    });
+  }
+}
+
+// Step 7: empty and whitespace-only text blocks go; an error result holds only text.
+void remove_blank_text(std::vector<Message>& messages) {
+  auto blank_text = [](const Block& b) { return b.type == BlockType::text && is_blank(b.text); };
+  for (Message& m : messages) {
+    if (m.content.is_string() && is_blank(m.content.text) && !m.content.text.empty()) {
+      m.content.text.clear();
+      m.touch();
+    }
+    erase_blocks(m, blank_text);
+    if (!m.content.is_blocks()) {
+      continue;
+    }
+    for (Block& b : m.content.blocks) {
+      if (b.type != BlockType::tool_result || !b.result.is_blocks()) {
+        continue;
+      }
+      auto& inner = b.result.blocks;
+      std::size_t before = inner.size();
+      std::erase_if(inner, blank_text);
+      if (b.is_error.value_or(false)) {
+        // The API takes only text in an error result.
+        std::erase_if(inner, [](const Block& x) { return x.type != BlockType::text; });
+      }
+      if (inner.size() != before) {
+        if (inner.empty()) {
+          b.result.form = Content::Form::absent;
+        }
+        m.touch();
+      }
+    }
+  }
+}
+
+// Assistant messages with nothing the API would take: empty, or thinking only (a
+// response cut off before it said anything).
+void remove_empty_assistants(std::vector<Message>& messages) {
+  std::erase_if(messages, [](const Message& m) {
+    if (m.role != Role::assistant) {
+      return false;
+    }
+    if (m.content.is_string()) {
+      return m.content.text.empty();
+    }
+    if (!m.content.is_blocks()) {
+      return true;
+    }
+    return std::all_of(m.content.blocks.begin(), m.content.blocks.end(), is_thinking);
+  });
+}
+
+void merge_adjacent(std::vector<Message>& messages) {
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    if (kept > 0 && messages[kept - 1].role == messages[i].role && mergeable(messages[i].role)) {
+      append_content(messages[kept - 1], std::move(messages[i]), nullptr, nullptr, nullptr,
+                     nullptr);
+      continue;
+    }
+    if (kept != i) {
+      messages[kept] = std::move(messages[i]);
+    }
+    ++kept;
+  }
+  messages.erase(messages.begin() + static_cast<std::ptrdiff_t>(kept), messages.end());
+}
+
+Message empty_user_message(const Message& after) {
+  Message m;
+  m.kind = Kind::turn;
+  m.role = Role::user;
+  m.origin = after.origin;
+  m.where = after.where;
+  m.content.form = Content::Form::blocks;
+  m.modified = true;
+  return m;
+}
+
+// Each tool_use id once: the API rejects a repeated one (a response written twice).
+void dedupe_tool_uses(std::vector<Message>& messages) {
+  std::vector<BlockAt> duplicates = duplicate_tool_uses(messages);
+  // Last first, so that the indexes of the ones before stay right.
+  for (auto it = duplicates.rbegin(); it != duplicates.rend(); ++it) {
+    auto& blocks = messages[it->message].content.blocks;
+    blocks.erase(blocks.begin() + static_cast<std::ptrdiff_t>(it->block));
+    messages[it->message].touch();
+  }
+}
+
+constexpr std::size_t k_no_message = static_cast<std::size_t>(-1);
+
+// Step 6: every tool_use is answered in the next message, which is a user message;
+// every tool_result answers a tool_use of the message before it; results come first.
+void pair_tools(std::vector<Message>& messages) {
+  // Room for the answers.
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    if (messages[i].role == Role::assistant && messages[i].has_tool_uses() &&
+        (i + 1 == messages.size() || messages[i + 1].role != Role::user)) {
+      messages.insert(messages.begin() + static_cast<std::ptrdiff_t>(i + 1),
+                      empty_user_message(messages[i]));
+    }
+  }
+  // A call with no answer in the next message gets the transcript's result from
+  // later on (link_tools: a result answers the latest call of its id before it), or
+  // else an error result. Ids are unique here (dedupe_tool_uses).
+  struct Answer {
+    bool next = false;                 // in the message right after the call
+    std::size_t later = k_no_message;  // else the first message after that with one
+  };
+  std::unordered_map<std::string_view, Answer> answer_of;
+  for (const ToolLink& link : link_tools(messages).links) {
+    Answer& answer = answer_of[link.id];
+    if (link.result == link.call + 1) {
+      answer.next = true;
+    } else if (answer.later == k_no_message) {
+      answer.later = link.result;
+    }
+  }
+  std::vector<std::pair<std::size_t, Block>> answers;  // (message, block to add)
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    if (messages[i].role != Role::assistant) {
+      continue;
+    }
+    for (const Block* use : messages[i].tool_uses()) {
+      auto found = answer_of.find(use->id);
+      if (found != answer_of.end() && found->second.next) {
+        continue;
+      }
+      if (found != answer_of.end() && found->second.later != k_no_message) {
+        const auto& blocks = messages[found->second.later].content.blocks;
+        auto result = std::find_if(blocks.begin(), blocks.end(), [&](const Block& b) {
+          return b.type == BlockType::tool_result && b.id == use->id;
+        });
+        answers.emplace_back(i + 1, *result);
+      } else {
+        Content text;
+        text.form = Content::Form::string;
+        text.text = std::string(k_missing_result);
+        answers.emplace_back(i + 1, Block::make_tool_result(use->id, std::move(text), true));
+      }
+    }
+  }
+  for (auto& [index, block] : answers) {
+    Message& m = messages[index];
+    to_blocks(m.content, nullptr, BlockOrigin{});
+    m.content.blocks.push_back(std::move(block));
+    m.touch();
+  }
+  // Results that answer nothing in the message before (moved ones included), and
+  // second results for one call, go; results go first.
+  for (std::size_t j = 0; j < messages.size(); ++j) {
+    Message& m = messages[j];
+    if (m.role != Role::user || !m.has_tool_results()) {
+      continue;
+    }
+    std::vector<const Block*> calls;
+    if (j > 0 && messages[j - 1].role == Role::assistant) {
+      calls = messages[j - 1].tool_uses();
+    }
+    // Each call answered once; an answered call's entry is cleared.
+    erase_blocks(m, [&](const Block& b) {
+      if (b.type != BlockType::tool_result) {
+        return false;
+      }
+      auto call = std::find_if(calls.begin(), calls.end(),
+                               [&](const Block* use) { return use != nullptr && use->id == b.id; });
+      if (call == calls.end()) {
+        return true;
+      }
+      *call = nullptr;
+      return false;
+    });
+    auto& blocks = m.content.blocks;
+    if (!std::is_partitioned(blocks.begin(), blocks.end(),
+                             [](const Block& b) { return b.type == BlockType::tool_result; })) {
+      std::stable_partition(blocks.begin(), blocks.end(),
+                            [](const Block& b) { return b.type == BlockType::tool_result; });
+      m.touch();
+    }
+  }
+}
+
+// Step 7: a user or system message left with no content says so.
+void fill_empty(std::vector<Message>& messages) {
+  for (Message& m : messages) {
+    bool empty = m.content.is_string() ? m.content.text.empty() : !has_content(m.content);
+    if (empty) {
+      m.content.form = Content::Form::string;
+      m.content.blocks.clear();
+      m.content.text = std::string(k_no_content);
+      m.touch();
+    }
+  }
+}
+
+// The last message, when it is the assistant's, may not end in a thinking block or
+// in whitespace: the API rejects both in a final assistant message.
+void tidy_final_assistant(std::vector<Message>& messages) {
+  while (!messages.empty() && messages.back().role == Role::assistant) {
+    Message& m = messages.back();
+    if (m.content.is_string()) {
+      std::size_t end = m.content.text.find_last_not_of(k_whitespace);
+      std::size_t keep = end == std::string::npos ? 0 : end + 1;
+      if (keep != m.content.text.size()) {
+        m.content.text.resize(keep);
+        m.touch();
+      }
+      if (!m.content.text.empty()) {
+        return;
+      }
+    } else if (m.content.is_blocks()) {
+      auto& blocks = m.content.blocks;
+      while (!blocks.empty() && is_thinking(blocks.back())) {
+        blocks.pop_back();
+        m.touch();
+      }
+      if (!blocks.empty() && blocks.back().type == BlockType::text) {
+        std::string& text = blocks.back().text;
+        std::size_t end = text.find_last_not_of(k_whitespace);
+        if (end == std::string::npos) {
+          blocks.pop_back();
+          m.touch();
+          continue;
+        }
+        if (end + 1 != text.size()) {
+          text.resize(end + 1);
+          m.touch();
+        }
+      }
+      if (!blocks.empty()) {
+        return;
+      }
+    }
+    messages.pop_back();
+  }
+}
+
+void strip_cache_control(Content& content, Message& owner) {
+  if (!content.is_blocks()) {
+    return;
+  }
+  for (Block& b : content.blocks) {
+    if (!b.cache_control.empty()) {
+      b.cache_control.clear();
+      owner.touch();
+    }
+    strip_cache_control(b.result, owner);
+  }
+}
+
+// Ready for the anthropic encoder: a message the stage left alone, read from a line
+// that holds nothing but role and content, keeps its bytes; any other is written
+// afresh with only what the API takes.
+void finalize(Message& m) {
+  bool pristine = !m.modified && m.origin == Format::anthropic && !m.container && !m.raw.empty() &&
+                  m.json != nullptr && m.json->IsObject() && m.json->MemberCount() == 2 &&
+                  find_member(*m.json, "role") != nullptr &&
+                  find_member(*m.json, "content") != nullptr;
+  if (pristine) {
+    return;
+  }
+  m.modified = true;
+  m.json = nullptr;
+  m.container.reset();
+  m.slot = 0;
+  if (m.content.is_blocks()) {
+    for (Block& b : m.content.blocks) {
+      if (b.type == BlockType::tool_use) {
+        // Claude Code adds members (caller) that the API's tool_use does not have.
+        b.json = nullptr;
+      }
+    }
+  }
+}
+
+std::vector<Message> repair(ApiConversation view, const NormalizeOptions& options) {
+  std::vector<Message> messages;
+  messages.reserve(view.size());
+  for (ApiMessage& m : view) {
+    messages.push_back(std::move(m.message));
+  }
+  drop_foreign_roles(messages, options);
+  drop_misplaced_blocks(messages, options);
+  fix_tool_inputs(messages, options);
+  select_thinking(messages, options.thinking);
+  dedupe_tool_uses(messages);
+  remove_blank_text(messages);
+  remove_empty_assistants(messages);
+  merge_adjacent(messages);
+  pair_tools(messages);
+  fill_empty(messages);
+  tidy_final_assistant(messages);
+  for (Message& m : messages) {
+    if (options.strip_cache_control) {
+      strip_cache_control(m.content, m);
+    }
+    finalize(m);
+  }
+  return messages;
+}
+
+}  // namespace
+
+namespace {
+
+std::vector<ApiConversation> views(std::vector<Message>& records, const NormalizeOptions& options,
+                                   ViewMode mode) {
+  std::vector<std::vector<std::size_t>> threads;
+  {
+    SessionTree tree(records);
+    threads.push_back(tree.main_thread());
+    if (options.sidechains) {
+      for (std::vector<std::size_t>& thread : tree.sidechain_threads()) {
+        threads.push_back(std::move(thread));
+      }
+    }
+  }
+  std::vector<bool> used(records.size(), false);
+  std::vector<ApiConversation> out;
+  for (const std::vector<std::size_t>& thread : threads) {
+    ApiConversation view = build_view(records, thread, used, mode);
+    if (!view.empty()) {
+      out.push_back(std::move(view));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ApiConversation> api_view(std::vector<Message> records, const NormalizeOptions& options,
+                                      bool tool_messages) {
+  return views(records, options, ViewMode{true, tool_messages});
+}
+
+std::vector<std::vector<Message>> normalize_for_api(std::vector<Message> records,
+                                                    const NormalizeOptions& options) {
+  std::vector<std::vector<Message>> out;
+  for (ApiConversation& view : views(records, options, ViewMode{})) {
+    std::vector<Message> messages = repair(std::move(view), options);
+    if (!messages.empty()) {
+      out.push_back(std::move(messages));
+    }
+  }
+  return out;
+}
+
+void slim_for_api(Message& record) {
+  bool needed = false;
+  switch (record.kind) {
+    case Kind::turn:
+    case Kind::attachment:
+    case Kind::invalid:
+      needed = true;
+      break;
+    case Kind::event:
+      needed = record.envelope.subtype == "local_command";
+      break;
+    default:
+      break;
+  }
+  if (record.origin != Format::anthropic || !needed) {
+    std::string().swap(record.raw);
+  }
+  if (!needed) {
+    record.source.reset();
+    record.json = nullptr;
+    record.content = Content{};
+  }
+}
+
+namespace {
+
+class ApiViewStage final : public StreamStage {
+ public:
+  ApiViewStage(ConversationStage::SplitFunction function, GroupBy group_by)
+      : m_inner(std::move(function), group_by) {}
+
+  void push(Message&& message, MessageSink& next) override {
+    slim_for_api(message);
+    m_inner.push(std::move(message), next);
+  }
+  void finish(MessageSink& next) override { m_inner.finish(next); }
+
+ private:
+  ConversationStage m_inner;
+};
+
+}  // namespace
+
+std::unique_ptr<StreamStage> make_api_view_stage(ConversationStage::SplitFunction function,
+                                                 GroupBy group_by) {
+  return std::make_unique<ApiViewStage>(std::move(function), group_by);
+}
+
+std::unique_ptr<StreamStage> make_normalize_stage(NormalizeOptions options, GroupBy group_by) {
+  return make_api_view_stage(
+      [options = std::move(options)](std::vector<Message> records) {
+        return normalize_for_api(std::move(records), options);
+      },
+      group_by);
+}
+
+// --- --request ---
+
+std::string system_prompt_argument(const std::string& argument) {
+  if (argument.empty() || argument.front() != '@') {
+    return argument;
+  }
+  std::unique_ptr<ByteSource> input = open_input(argument.substr(1));
+  std::string text;
+  char buffer[1 << 16];
+  while (std::size_t n = input->read(buffer, sizeof buffer)) {
+    text.append(buffer, n);
+  }
+  return text;
+}
+
+namespace {
+
+constexpr std::int64_t k_default_max_tokens = 4096;
+constexpr const char* k_declared_tool =
+    "Declared by convo normalize-for-api: the conversation used this tool, and its "
+    "definition was not recorded.";
+
+class RequestWriter final : public MessageSink {
+ public:
+  RequestWriter(Output& out, LossReport& loss, std::shared_ptr<const RequestOptions> options)
+      : m_out(out), m_loss(loss), m_options(std::move(options)) {}
+
+  // Messages that come one by one (not through ConversationStage) are one conversation.
+  void put(Message&& message) override { m_held.push_back(std::move(message)); }
+  void put_conversation(std::vector<Message>&& conversation) override {
+    write_body();
+    m_held = std::move(conversation);
+    write_body();
+  }
+  void end_input() override { write_body(); }
+
+ private:
+  // The request body the conversation was read from, when it was one.
+  const JsonValue* input_request() const {
+    for (const Message& m : m_held) {
+      if (m.origin == Format::anthropic && m.source) {
+        const JsonValue& doc = m.source->doc;
+        const JsonValue* messages = find_member(doc, "messages");
+        if (messages != nullptr && messages->IsArray()) {
+          return &doc;
+        }
+      }
+    }
+    return nullptr;
+  }
+
+  void write_body() {
+    if (m_held.empty()) {
+      return;
+    }
+    const JsonValue* input = input_request();
+    std::string model = m_options->model;
+    if (model.empty() && input != nullptr) {
+      model = std::string(string_member(*input, "model").value_or(""));
+    }
+    for (auto it = m_held.rbegin(); model.empty() && it != m_held.rend(); ++it) {
+      if (it->role == Role::assistant && it->envelope.model != "<synthetic>") {
+        model = it->envelope.model;
+      }
+    }
+    if (model.empty()) {
+      throw Error(m_held.front().where,
+                  "the conversation records no model to put in the request; name one with "
+                  "--model",
+                  ExitCode::usage);
+    }
+    std::int64_t max_tokens = k_default_max_tokens;
+    const JsonValue* recorded = input != nullptr ? find_member(*input, "max_tokens") : nullptr;
+    if (m_options->max_tokens) {
+      max_tokens = *m_options->max_tokens;
+    } else if (recorded != nullptr && recorded->IsInt64()) {
+      max_tokens = recorded->GetInt64();
+    }
+    // Leading system messages are the request's system prompt (step 5 made them one).
+    std::size_t first = 0;
+    const Message* system = nullptr;
+    if (m_held.front().role == Role::system) {
+      system = &m_held.front();
+      first = 1;
+    }
+    // Tool calls in the history need their tools defined. A session log does not
+    // record the definitions: each tool it used is declared with any input.
+    std::vector<std::string> tools_used;
+    for (const Message& m : m_held) {
+      for (const Block* use : m.tool_uses()) {
+        if (std::find(tools_used.begin(), tools_used.end(), use->name) == tools_used.end()) {
+          tools_used.push_back(use->name);
+        }
+      }
+    }
+
+    rapidjson::StringBuffer buffer;
+    JsonWriter w(buffer);
+    w.StartObject();
+    w.Key("model");
+    w.String(model.data(), static_cast<rapidjson::SizeType>(model.size()));
+    w.Key("max_tokens");
+    w.Int64(max_tokens);
+    DropFn drop = [&](std::string_view what) {
+      m_loss.drop(Format::anthropic, what, m_held.front().where);
+    };
+    if (m_options->system) {
+      if (!m_options->system->empty()) {
+        w.Key("system");
+        w.String(m_options->system->data(),
+                 static_cast<rapidjson::SizeType>(m_options->system->size()));
+      }
+    } else if (system != nullptr) {
+      w.Key("system");
+      write_anthropic_content(w, system->content, uses_anthropic_blocks(system->origin), drop);
+    }
+    // The rest of a request body read as input comes along: tools, thinking, ...
+    bool has_tools = false;
+    if (input != nullptr) {
+      for (const auto& member : input->GetObject()) {
+        std::string_view key = view_of(member.name);
+        if (key == "model" || key == "max_tokens" || key == "system" || key == "messages") {
+          continue;
+        }
+        has_tools = has_tools || key == "tools";
+        w.Key(member.name.GetString(), member.name.GetStringLength());
+        member.value.Accept(w);
+      }
+    }
+    if (!has_tools && !tools_used.empty()) {
+      w.Key("tools");
+      w.StartArray();
+      for (const std::string& name : tools_used) {
+        w.StartObject();
+        w.Key("name");
+        w.String(name.data(), static_cast<rapidjson::SizeType>(name.size()));
+        w.Key("description");
+        w.String(k_declared_tool);
+        w.Key("input_schema");
+        w.StartObject();
+        w.Key("type");
+        w.String("object");
+        w.EndObject();
+        w.EndObject();
+      }
+      w.EndArray();
+    }
+    w.Key("messages");
+    w.StartArray();
+    {
+      StringOutput lines;
+      auto encoder = format_info(Format::anthropic).make_encoder(m_loss);
+      for (std::size_t i = first; i < m_held.size(); ++i) {
+        encoder->write(std::move(m_held[i]), lines);
+      }
+      encoder->finish(lines);
+      std::string_view text = lines.str();
+      while (!text.empty()) {
+        std::size_t end = text.find('\n');
+        std::string_view line = text.substr(0, end);
+        w.RawValue(line.data(), line.size(), rapidjson::kObjectType);
+        text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+      }
+    }
+    w.EndArray();
+    w.EndObject();
+    m_out.write_line(std::string_view(buffer.GetString(), buffer.GetSize()));
+    m_held.clear();
+  }
+
+  Output& m_out;
+  LossReport& m_loss;
+  std::shared_ptr<const RequestOptions> m_options;
+  std::vector<Message> m_held;
+};
+
+}  // namespace
+
+SinkFactory request_sink(RequestOptions options) {
+  auto shared = std::make_shared<const RequestOptions>(std::move(options));
+  return [shared](Output& out, LossReport& loss) -> std::unique_ptr<MessageSink> {
+    return std::make_unique<RequestWriter>(out, loss, shared);
+  };
+}
+
+}  // namespace convo

@@ -1,0 +1,126 @@
+// normalize-for-api: a transcript in any format convo reads, turned into Anthropic
+// Messages API messages that the API accepts. A whole-conversation stage in two
+// halves: `api_view` builds the messages the API would see if the conversation were
+// sent as recorded (what `convo check` validates), and `normalize_for_api` then
+// repairs what the API would reject. Claude Code's own normalizeMessagesForAPI is
+// the model; man/convo-normalize-for-api.1 lists every decision.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "conversation.h"
+#include "diagnostics.h"
+#include "formats/format.h"
+#include "message.h"
+#include "pipeline.h"
+
+namespace convo {
+
+struct NormalizeOptions {
+  // Which thinking blocks to send (unsigned ones never are: the API rejects them).
+  enum class Thinking : std::uint8_t {
+    current_turn,  // those of the assistant's current turn, where the API requires them
+    keep,          // all
+    drop,          // none
+  };
+  Thinking thinking = Thinking::current_turn;
+  bool strip_cache_control = false;  // remove every cache_control marker
+  bool sidechains = false;           // also write each subagent's conversation
+  // Told about messages dropped because the API has no place for them; may be null.
+  Diagnostics* diagnostics = nullptr;
+};
+
+// Where a block of an API message came from: the record, and for reports that need
+// a line within a multi-line document, the record's place in it.
+struct BlockOrigin {
+  static constexpr std::size_t k_whole = std::numeric_limits<std::size_t>::max();
+
+  Location where;                              // the record (its first line)
+  std::shared_ptr<const Container> container;  // the document the record is in, if any
+  std::size_t slot = 0;                        // the record's place in `container`
+  std::size_t index = k_whole;  // the block's index in the record's content; k_whole for
+                                // the content as a whole or a block convo made up
+};
+
+// One message as the API sees it, and where its parts came from.
+struct ApiMessage {
+  Message message;                         // role user, assistant or system (or a role
+                                           // the API does not have, for check to report)
+  BlockOrigin origin;                      // the first record it was made from
+  std::vector<BlockOrigin> block_origins;  // one per block when the content is blocks
+};
+
+// One conversation as the API sees it.
+using ApiConversation = std::vector<ApiMessage>;
+
+// Steps 1-5 of normalize-for-api: the conversations in `records` (one group of
+// records, in file order) as the API would see them if they were sent as recorded.
+// The main thread comes first, then, with `options.sidechains`, each subagent's.
+// Records that are not API messages are left out; nothing is repaired. OpenAI tool
+// messages become user messages holding tool_result blocks, as Anthropic's API has
+// them, unless `tool_messages` keeps them apart (role tool), as OpenAI's has them.
+std::vector<ApiConversation> api_view(std::vector<Message> records, const NormalizeOptions& options,
+                                      bool tool_messages = false);
+
+// The whole stage: `api_view`, then tool pairing, empty content and thinking blocks
+// repaired so that every conversation is a valid Messages API `messages` list. One
+// list of messages per conversation; each message is written as an anthropic message.
+std::vector<std::vector<Message>> normalize_for_api(std::vector<Message> records,
+                                                    const NormalizeOptions& options);
+
+// Releases what `record` holds that the API view never uses: all of a record the
+// view drops whatever thread it is on (progress, bookkeeping, most system records),
+// and a Claude Code record's bytes (it is always written afresh), keeping what the
+// session tree needs (kind, uuid, parentUuid, ...). Stages call it as records
+// arrive, so that a conversation held whole stays small.
+void slim_for_api(Message& record);
+
+// A whole-conversation stage for work on the API view: records slimmed as they
+// arrive (slim_for_api), grouped into conversations by `group_by`, each given to
+// `function`.
+std::unique_ptr<StreamStage> make_api_view_stage(ConversationStage::SplitFunction function,
+                                                 GroupBy group_by);
+
+// The normalize-for-api stage: `make_api_view_stage` running `normalize_for_api`.
+std::unique_ptr<StreamStage> make_normalize_stage(NormalizeOptions options, GroupBy group_by);
+
+// Which messages may hold a block of some type in the Messages API.
+enum class BlockHolder : std::uint8_t {
+  any,        // text, and blocks convo does not model (kept for newer API features)
+  user,       // tool_result, image, document
+  assistant,  // tool_use, thinking, redacted_thinking, server tool blocks
+  none,       // not an Anthropic block: audio, video, OpenAI file parts
+};
+BlockHolder anthropic_block_holder(BlockType type);
+
+// The text put in place of content the API would reject as empty.
+inline constexpr std::string_view k_no_content = "[no content]";
+// The content of the error result given to a tool call the transcript has no result for.
+inline constexpr std::string_view k_missing_result = "[tool result missing from the transcript]";
+
+// What `--request` puts around the messages.
+struct RequestOptions {
+  std::string model;  // empty: the input request's, or the last the conversation recorded
+  std::optional<std::int64_t> max_tokens;  // nullopt: the input request's, else 4096
+  std::optional<std::string> system;       // replaces the conversation's leading system messages
+};
+
+// `--system TEXT|@FILE`: the text, or the contents of FILE. Throws convo::Error.
+std::string system_prompt_argument(const std::string& argument);
+
+// A sink that writes one complete Messages API request body per conversation, on one
+// line: model, max_tokens, system (when there is one), the other members of a
+// request body read as input (tools, thinking, ...), tools declared for the tool
+// calls of a history that came with no definitions, and messages. Throws
+// convo::Error (ExitCode::usage) for a conversation with no model and no
+// `options.model`.
+SinkFactory request_sink(RequestOptions options);
+
+}  // namespace convo

@@ -1,0 +1,401 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "io/output.h"
+#include "stages/normalize_for_api.h"
+#include "test_util.h"
+
+using namespace convo;
+using namespace convo::test;
+
+namespace {
+
+// normalize-for-api on `text` (read as in.jsonl), as the anthropic lines it writes.
+std::string normalize(const std::string& text, NormalizeOptions options = {},
+                      std::optional<Format> from = std::nullopt) {
+  std::string out;
+  for (std::vector<Message>& conversation :
+       normalize_for_api(read_messages(text, {from, OnError::fail}), options)) {
+    out += encode_all(conversation, Format::anthropic);
+  }
+  return out;
+}
+
+std::string lines(std::initializer_list<std::string_view> values) {
+  std::string out;
+  for (std::string_view value : values) {
+    out += value;
+    out += '\n';
+  }
+  return out;
+}
+
+constexpr std::string_view k_use_a =
+    R"([{"type":"tool_use","id":"toolu_a","name":"Bash","input":{"command":"ls"}}])";
+constexpr std::string_view k_use_b =
+    R"([{"type":"tool_use","id":"toolu_b","name":"Read","input":{"file_path":"x"}}])";
+constexpr std::string_view k_result_a =
+    R"([{"type":"tool_result","tool_use_id":"toolu_a","content":"a.txt"}])";
+constexpr std::string_view k_result_b =
+    R"([{"type":"tool_result","tool_use_id":"toolu_b","content":"x!"}])";
+
+}  // namespace
+
+TEST_CASE("the pieces of one response become one message, with all its results after it",
+          "[normalize_for_api]") {
+  // Parallel tool calls: Claude Code writes call a, result a, call b, result b.
+  std::string log = cc_user("u1", "", R"("list and read")") +
+                    cc_assistant("a1", "u1", "msg_1", k_use_a) +
+                    cc_line("progress", "p1", "a1", R"("data":{"type":"bash_progress"})") +
+                    cc_user("r1", "a1", k_result_a) +
+                    cc_assistant("a2", "r1", "msg_1", k_use_b) + cc_user("r2", "a2", k_result_b) +
+                    cc_assistant("a3", "r2", "msg_2", R"([{"type":"text","text":"done"}])");
+  CHECK(normalize(log) ==
+        lines({R"({"role":"user","content":"list and read"})",
+               R"({"role":"assistant","content":[{"type":"tool_use","id":"toolu_a","name":"Bash","input":{"command":"ls"}},{"type":"tool_use","id":"toolu_b","name":"Read","input":{"file_path":"x"}}]})",
+               R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_a","content":"a.txt"},{"type":"tool_result","tool_use_id":"toolu_b","content":"x!"}]})",
+               R"({"role":"assistant","content":[{"type":"text","text":"done"}]})"}));
+}
+
+TEST_CASE("results of parallel calls hanging off the chain are recovered", "[normalize_for_api]") {
+  // Both pieces and both results hang below the first piece; the walk from the leaf
+  // passes through piece 2 and result 2 only.
+  std::string log = cc_user("u1", "", R"("go")") + cc_assistant("a1", "u1", "msg_1", k_use_a) +
+                    cc_assistant("a2", "a1", "msg_1", k_use_b) + cc_user("r1", "a1", k_result_a) +
+                    cc_user("r2", "a2", k_result_b) +
+                    cc_assistant("a3", "r2", "msg_2", R"([{"type":"text","text":"ok"}])");
+  std::string out = normalize(log);
+  CHECK(out.find(R"({"type":"tool_result","tool_use_id":"toolu_a","content":"a.txt"},{"type":"tool_result","tool_use_id":"toolu_b")") !=
+        std::string::npos);
+  CHECK(out.find("[tool result missing") == std::string::npos);
+}
+
+TEST_CASE("an abandoned branch is left out", "[normalize_for_api]") {
+  std::string log = cc_user("u1", "", R"("first")") +
+                    cc_assistant("a1", "u1", "msg_1", R"([{"type":"text","text":"one"}])") +
+                    cc_user("u2", "a1", R"("abandoned")") +
+                    cc_assistant("a2", "u2", "msg_2", R"([{"type":"text","text":"lost"}])") +
+                    cc_user("u3", "a1", R"("edited")") +
+                    cc_assistant("a3", "u3", "msg_3", R"([{"type":"text","text":"kept"}])");
+  CHECK(normalize(log) == lines({R"({"role":"user","content":"first"})",
+                                 R"({"role":"assistant","content":[{"type":"text","text":"one"}]})",
+                                 R"({"role":"user","content":"edited"})",
+                                 R"({"role":"assistant","content":[{"type":"text","text":"kept"}]})"}));
+}
+
+TEST_CASE("a parent loop ends the walk instead of hanging", "[normalize_for_api]") {
+  std::string log = cc_user("u1", "a1", R"("loop")") +
+                    cc_assistant("a1", "u1", "msg_1", R"([{"type":"text","text":"back"}])");
+  CHECK(normalize(log) == lines({R"({"role":"user","content":"loop"})",
+                                 R"({"role":"assistant","content":[{"type":"text","text":"back"}]})"}));
+}
+
+TEST_CASE("the conversation starts at the latest compaction", "[normalize_for_api]") {
+  std::string log =
+      cc_user("u1", "", R"("old question")") +
+      cc_assistant("a1", "u1", "msg_1", R"([{"type":"text","text":"old answer"}])") +
+      cc_line("system", "b1", "",
+              R"("subtype":"compact_boundary","logicalParentUuid":"a1","content":"Conversation compacted")") +
+      cc_line("user", "s1", "b1",
+              R"("isCompactSummary":true,"message":{"role":"user","content":"This session is being continued..."})") +
+      cc_user("u2", "s1", R"("new question")");
+  CHECK(normalize(log) ==
+        lines({R"({"role":"user","content":[{"type":"text","text":"This session is being continued..."},{"type":"text","text":"new question"}]})"}));
+}
+
+TEST_CASE("subagent records are left out unless asked for, then come as conversations of their own",
+          "[normalize_for_api]") {
+  std::string log =
+      cc_user("u1", "", R"("delegate")") +
+      cc_line("user", "t1", "",
+              R"("isSidechain":true,"message":{"role":"user","content":"subtask"})") +
+      cc_line("assistant", "t2", "t1",
+              R"("isSidechain":true,"message":{"id":"msg_s","role":"assistant","content":[{"type":"text","text":"sub done"}]})") +
+      cc_assistant("a1", "u1", "msg_1", R"([{"type":"text","text":"main done"}])");
+  std::string main_only = lines({R"({"role":"user","content":"delegate"})",
+                                 R"({"role":"assistant","content":[{"type":"text","text":"main done"}]})"});
+  CHECK(normalize(log) == main_only);
+  NormalizeOptions options;
+  options.sidechains = true;
+  auto conversations = normalize_for_api(read_messages(log), options);
+  REQUIRE(conversations.size() == 2);
+  CHECK(encode_all(conversations[1], Format::anthropic) ==
+        lines({R"({"role":"user","content":"subtask"})",
+               R"({"role":"assistant","content":[{"type":"text","text":"sub done"}]})"}));
+}
+
+TEST_CASE("a subagent's own log is its conversation", "[normalize_for_api]") {
+  std::string log =
+      cc_line("user", "t1", "", R"("isSidechain":true,"message":{"role":"user","content":"subtask"})") +
+      cc_line("assistant", "t2", "t1",
+              R"("isSidechain":true,"message":{"id":"msg_s","role":"assistant","content":[{"type":"text","text":"sub done"}]})");
+  CHECK(normalize(log) == lines({R"({"role":"user","content":"subtask"})",
+                                 R"({"role":"assistant","content":[{"type":"text","text":"sub done"}]})"}));
+}
+
+TEST_CASE("what the API must not see is dropped; local command output becomes user text",
+          "[normalize_for_api]") {
+  std::string log =
+      R"({"type":"summary","summary":"t","leafUuid":"a2"})" "\n" + cc_user("u1", "", R"("hi")") +
+      cc_line("system", "e1", "u1",
+              R"("subtype":"local_command","content":"<local-command-stdout>Set model to opus</local-command-stdout>")") +
+      cc_line("system", "e2", "e1", R"("subtype":"turn_duration","content":"")") +
+      cc_line("assistant", "x1", "e2",
+              R"("isApiErrorMessage":true,"message":{"id":"m0","model":"<synthetic>","role":"assistant","content":[{"type":"text","text":"API Error: 529"}]})") +
+      cc_line("user", "v1", "x1", R"("isVirtual":true,"message":{"role":"user","content":"virtual"})") +
+      R"({"type":"file-history-snapshot","messageId":"m","snapshot":{}})" "\n" +
+      cc_assistant("a2", "v1", "msg_2", R"([{"type":"text","text":"hello"}])");
+  CHECK(normalize(log) ==
+        lines({R"({"role":"user","content":[{"type":"text","text":"hi"},{"type":"text","text":"<local-command-stdout>Set model to opus</local-command-stdout>"}]})",
+               R"({"role":"assistant","content":[{"type":"text","text":"hello"}]})"}));
+}
+
+TEST_CASE("attachments the model saw become user text ahead of the prompt; others are dropped",
+          "[normalize_for_api]") {
+  std::string log =
+      cc_user("u1", "", R"("first")") +
+      cc_assistant("a1", "u1", "msg_1", R"([{"type":"text","text":"ok"}])") +
+      cc_user("u2", "a1", R"("second")") +
+      cc_line("attachment", "t1", "u2",
+              R"("attachment":{"type":"hook_additional_context","hookName":"UserPromptSubmit","hookEvent":"UserPromptSubmit","content":["branch: main","clean"]})") +
+      cc_line("attachment", "t2", "t1",
+              R"("attachment":{"type":"hook_success","hookName":"PostToolUse:Bash","hookEvent":"PostToolUse","content":"ran"})") +
+      cc_line("attachment", "t3", "t2", R"("attachment":{"type":"something_new","x":1})");
+  CHECK(normalize(log) ==
+        lines({R"({"role":"user","content":"first"})",
+               R"({"role":"assistant","content":[{"type":"text","text":"ok"}]})",
+               R"({"role":"user","content":[{"type":"text","text":"<system-reminder>\nUserPromptSubmit hook additional context: branch: main\nclean\n</system-reminder>"},{"type":"text","text":"second"}]})"}));
+}
+
+TEST_CASE("every tool_use gets a result in the next message", "[normalize_for_api]") {
+  SECTION("a call without a result gets an error result") {
+    std::string log = cc_user("u1", "", R"("go")") + cc_assistant("a1", "u1", "msg_1", k_use_a);
+    CHECK(normalize(log) ==
+          lines({R"({"role":"user","content":"go"})",
+                 R"({"role":"assistant","content":[{"type":"tool_use","id":"toolu_a","name":"Bash","input":{"command":"ls"}}]})",
+                 R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_a","content":"[tool result missing from the transcript]","is_error":true}]})"}));
+  }
+  SECTION("a result whose call is gone is dropped") {
+    std::string log = cc_user("r1", "", k_result_a) + cc_user("u1", "r1", R"("go on")");
+    CHECK(normalize(log) == lines({R"({"role":"user","content":[{"type":"text","text":"go on"}]})"}));
+  }
+  SECTION("a result written late is moved next to its call, ahead of the text") {
+    std::string log = cc_user("u1", "", R"("go")") + cc_assistant("a1", "u1", "msg_1", k_use_a) +
+                      cc_user("u2", "a1", R"([{"type":"text","text":"[Request interrupted by user]"}])") +
+                      cc_assistant("a2", "u2", "msg_2", R"([{"type":"text","text":"stopped"}])") +
+                      cc_user("r1", "a2", k_result_a);
+    CHECK(normalize(log) ==
+          lines({R"({"role":"user","content":"go"})",
+                 R"({"role":"assistant","content":[{"type":"tool_use","id":"toolu_a","name":"Bash","input":{"command":"ls"}}]})",
+                 R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_a","content":"a.txt"},{"type":"text","text":"[Request interrupted by user]"}]})",
+                 R"({"role":"assistant","content":[{"type":"text","text":"stopped"}]})",
+                 R"({"role":"user","content":"[no content]"})"}));
+  }
+  SECTION("a repeated tool_use id is sent once") {
+    std::string log = cc_user("u1", "", R"("go")") + cc_assistant("a1", "u1", "msg_1", k_use_a) +
+                      cc_user("r1", "a1", k_result_a) + cc_assistant("a2", "r1", "msg_2", k_use_a) +
+                      cc_user("r2", "a2", k_result_a);
+    std::string out = normalize(log);
+    CHECK(out.find(R"("id":"toolu_a")") == out.rfind(R"("id":"toolu_a")"));
+  }
+}
+
+TEST_CASE("empty content is never sent", "[normalize_for_api]") {
+  std::string log =
+      cc_user("u1", "", R"("")") +
+      cc_assistant("a1", "u1", "msg_1", R"([{"type":"text","text":"\n\n"}])") +
+      cc_assistant("a2", "a1", "msg_1", R"([{"type":"text","text":"answer"}])") +
+      cc_user("u2", "a2", R"([{"type":"text","text":"  "},{"type":"text","text":"more"}])") +
+      cc_assistant("a3", "u2", "msg_3", R"([{"type":"text","text":" \n"}])") +
+      cc_user("u3", "a3", R"("last")");
+  CHECK(normalize(log) ==
+        lines({R"({"role":"user","content":"[no content]"})",
+               R"({"role":"assistant","content":[{"type":"text","text":"answer"}]})",
+               R"({"role":"user","content":[{"type":"text","text":"more"},{"type":"text","text":"last"}]})"}));
+}
+
+TEST_CASE("a final assistant message loses trailing whitespace and trailing thinking",
+          "[normalize_for_api]") {
+  std::string log =
+      cc_user("u1", "", R"("hi")") +
+      cc_assistant("a1", "u1", "msg_1", R"([{"type":"text","text":"hello \n"}])") +
+      cc_assistant("a2", "a1", "msg_1",
+                   R"([{"type":"thinking","thinking":"more?","signature":"sig"}])");
+  CHECK(normalize(log) == lines({R"({"role":"user","content":"hi"})",
+                                 R"({"role":"assistant","content":[{"type":"text","text":"hello"}]})"}));
+}
+
+TEST_CASE("thinking blocks are sent where the API requires them", "[normalize_for_api]") {
+  std::string log =
+      cc_user("u1", "", R"("one")") +
+      cc_assistant("a1", "u1", "msg_1",
+                   R"([{"type":"thinking","thinking":"old","signature":"s1"},{"type":"text","text":"1"}])") +
+      cc_user("u2", "a1", R"("two")") +
+      cc_assistant("a2", "u2", "msg_2",
+                   R"([{"type":"thinking","thinking":"now","signature":"s2"},{"type":"thinking","thinking":"unsigned"},{"type":"tool_use","id":"toolu_a","name":"Bash","input":{}}])") +
+      cc_user("r1", "a2", k_result_a);
+  SECTION("by default, those of the current turn, signed") {
+    std::string out = normalize(log);
+    CHECK(out.find(R"("thinking":"old")") == std::string::npos);
+    CHECK(out.find(R"({"type":"thinking","thinking":"now","signature":"s2"})") != std::string::npos);
+    CHECK(out.find("unsigned") == std::string::npos);
+  }
+  SECTION("--keep-thinking keeps every signed one") {
+    NormalizeOptions options;
+    options.thinking = NormalizeOptions::Thinking::keep;
+    std::string out = normalize(log, options);
+    CHECK(out.find(R"("thinking":"old")") != std::string::npos);
+    CHECK(out.find("unsigned") == std::string::npos);
+  }
+  SECTION("--drop-thinking drops them all") {
+    NormalizeOptions options;
+    options.thinking = NormalizeOptions::Thinking::drop;
+    CHECK(normalize(log, options).find("thinking") == std::string::npos);
+  }
+}
+
+TEST_CASE("a response that is only thinking is dropped", "[normalize_for_api]") {
+  std::string log = cc_user("u1", "", R"("one")") +
+                    cc_assistant("a1", "u1", "msg_1",
+                                 R"([{"type":"thinking","thinking":"cut off","signature":"s"}])") +
+                    cc_user("u2", "a1", R"("again")");
+  CHECK(normalize(log) ==
+        lines({R"({"role":"user","content":[{"type":"text","text":"one"},{"type":"text","text":"again"}]})"}));
+}
+
+TEST_CASE("Claude Code's members the API does not take are left out; others are kept",
+          "[normalize_for_api]") {
+  std::string log =
+      cc_user("u1", "", R"("q")") +
+      cc_assistant("a1", "u1", "msg_1",
+                   R"([{"type":"text","text":"see","citations":null},{"type":"tool_use","id":"toolu_a","name":"Bash","input":{},"caller":{"type":"direct"}}])") +
+      cc_user("r1", "a1", k_result_a);
+  std::string out = normalize(log);
+  CHECK(out.find("caller") == std::string::npos);
+  CHECK(out.find(R"({"type":"text","text":"see","citations":null})") != std::string::npos);
+}
+
+TEST_CASE("cache_control markers stay unless stripped", "[normalize_for_api]") {
+  std::string in =
+      R"({"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]})" "\n";
+  CHECK(normalize(in, {}, Format::anthropic).find("cache_control") != std::string::npos);
+  NormalizeOptions options;
+  options.strip_cache_control = true;
+  CHECK(normalize(in, options, Format::anthropic) ==
+        lines({R"({"role":"user","content":[{"type":"text","text":"hi"}]})"}));
+}
+
+TEST_CASE("anthropic lines that need nothing pass through byte for byte", "[normalize_for_api]") {
+  std::string in = "{\"role\": \"user\", \"content\": \"spaced\"}\n"
+                   "{\"role\":\"assistant\",\"content\":\"ok\",\"id\":\"msg_1\"}\n";
+  CHECK(normalize(in, {}, Format::anthropic) == lines({R"({"role": "user", "content": "spaced"})",
+                                     R"({"role":"assistant","content":"ok"})"}));
+}
+
+TEST_CASE("OpenAI chat becomes Anthropic messages", "[normalize_for_api]") {
+  std::string in = lines(
+      {R"({"role":"developer","content":"be brief"})", R"({"role":"user","content":"weather?"})",
+       R"({"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Oslo\"}"}}]})",
+       R"({"role":"tool","tool_call_id":"call_1","content":"rain"})",
+       R"({"role":"assistant","content":"Rain."})"});
+  CHECK(normalize(in) ==
+        lines({R"({"role":"system","content":"be brief"})", R"({"role":"user","content":"weather?"})",
+               R"({"role":"assistant","content":[{"type":"tool_use","id":"call_1","name":"get_weather","input":{"city":"Oslo"}}]})",
+               R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":"rain"}]})",
+               R"({"role":"assistant","content":"Rain."})"}));
+}
+
+TEST_CASE("a tool input that is not an object is sent as an empty object, with a warning",
+          "[normalize_for_api]") {
+  std::string in = lines(
+      {R"({"role":"user","content":"go"})",
+       R"({"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"not json"}}]})",
+       R"({"role":"tool","tool_call_id":"call_1","content":"ok"})"});
+  CollectingDiagnostics diagnostics;
+  NormalizeOptions options;
+  options.diagnostics = &diagnostics;
+  std::string out = normalize(in, options);
+  CHECK(out.find(R"("input":{})") != std::string::npos);
+  REQUIRE(diagnostics.lines.size() == 1);
+  CHECK(diagnostics.lines[0] == "in.jsonl:2: tool_use call_1: its input is not a JSON object; sent as {}");
+}
+
+TEST_CASE("messages in roles the API lacks are dropped with a warning", "[normalize_for_api]") {
+  std::string in = lines({R"({"role":"user","content":"hi"})",
+                          R"({"role":"function","name":"f","content":"42"})"});
+  CollectingDiagnostics diagnostics;
+  NormalizeOptions options;
+  options.diagnostics = &diagnostics;
+  CHECK(normalize(in, options) == lines({R"({"role":"user","content":"hi"})"}));
+  CHECK(diagnostics.lines ==
+        std::vector<std::string>{
+            "in.jsonl:2: dropped a message with role 'function': the Messages API has no such role"});
+}
+
+TEST_CASE("a request body is written for each conversation", "[normalize_for_api]") {
+  std::string in = lines({R"({"role":"system","content":"be brief"})",
+                          R"({"role":"user","content":"hi"})"});
+  auto run = [&](RequestOptions request) {
+    StringOutput out;
+    LossReport loss;
+    auto sink = request_sink(std::move(request))(out, loss);
+    for (auto& conversation : normalize_for_api(read_messages(in), {})) {
+      sink->put_conversation(std::move(conversation));
+    }
+    sink->end_input();
+    return std::string(out.str());
+  };
+  RequestOptions request;
+  request.model = "claude-x";
+  CHECK(run(request) ==
+        R"({"model":"claude-x","max_tokens":4096,"system":"be brief","messages":[{"role":"user","content":"hi"}]})" "\n");
+  request.system = "other";
+  request.max_tokens = 10;
+  CHECK(run(request) ==
+        R"({"model":"claude-x","max_tokens":10,"system":"other","messages":[{"role":"user","content":"hi"}]})" "\n");
+  CHECK_THROWS_WITH(run(RequestOptions{}),
+                    "the conversation records no model to put in the request; name one with --model");
+}
+
+TEST_CASE("a request the API accepted comes back from --request --keep-thinking as it was",
+          "[normalize_for_api][corpus]") {
+  std::string root = std::string(CONVO_CORPUS_DIR) + "/anthropic-api";
+  if (!std::filesystem::is_directory(root)) {
+    WARN("skipped: no corpus at " << root);
+    return;
+  }
+  std::size_t same = 0;
+  std::size_t requests = 0;
+  for (const std::string& path : accepted_requests(root)) {
+    ++requests;
+    INFO(path);
+    std::string text = read_file(path);
+    NormalizeOptions options;
+    options.thinking = NormalizeOptions::Thinking::keep;
+    StringOutput out;
+    LossReport loss;
+    auto sink = request_sink(RequestOptions{})(out, loss);
+    for (auto& conversation : normalize_for_api(read_messages(text), options)) {
+      sink->put_conversation(std::move(conversation));
+    }
+    sink->end_input();
+    JsonDoc in;
+    JsonDoc back;
+    REQUIRE_FALSE(parse_json(text, in));
+    REQUIRE_FALSE(parse_json(out.str(), back));
+    if (in == back) {
+      ++same;
+      continue;
+    }
+    // The only change allowed: messages of one role in a row, joined.
+    const JsonValue& before = *find_member(in, "messages");
+    const JsonValue& after = *find_member(back, "messages");
+    CHECK(after.Size() < before.Size());
+    for (rapidjson::SizeType i = 1; i < after.Size(); ++i) {
+      CHECK(string_member(after[i], "role") != string_member(after[i - 1], "role"));
+    }
+  }
+  CHECK(requests > 100);
+  CHECK(same + 10 > requests);
+}
