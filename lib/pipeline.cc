@@ -231,6 +231,14 @@ class GuardedSink final : public MessageSink {
       handle(error);
     }
   }
+  // Forwarded whole: the sink may treat a conversation as one (a request body).
+  void put_conversation(std::vector<Message>&& conversation) override {
+    try {
+      m_inner.put_conversation(std::move(conversation));
+    } catch (const EncodeError& error) {
+      handle(error);
+    }
+  }
   void end_input() override {
     try {
       m_inner.end_input();
