@@ -89,6 +89,11 @@ BENCHMARKS = [
      "{convo} trim --max-tokens 13673322 --strategy first --allow-partial {input}", "parse-only"),
     ("trim last --include-system --start-on human", "cc",
      "{convo} trim --max-tokens 20000 --include-system --start-on human {input}", "parse-only"),
+    # Big inputs (issue 7): compressed input, and one corpus cut into 40 files, -j 1 and 2.
+    ("convert own format, gzip input", "cc.gz", "{convo} convert --to claude-code {input}", None),
+    ("convert own format, zstd input", "cc.zst", "{convo} convert --to claude-code {input}", None),
+    ("convert own format, 40 files -j 1", "cc-dir", "{convo} convert --to claude-code -j 1 {input}", None),
+    ("convert own format, 40 files -j 2", "cc-dir", "{convo} convert --to claude-code -j 2 {input}", None),
 ]
 
 # LangChain.js (through tests/langchain/oracle.mjs, `npm ci` there first) on the same
@@ -111,7 +116,31 @@ def build_parse_only():
     return binary
 
 
+def derived_corpus(name):
+    """cc.gz, cc.zst: the corpus compressed; cc-dir: the corpus cut into 40 files."""
+    base = corpus(name.split(".")[0].split("-")[0])
+    if name.endswith(".gz") or name.endswith(".zst"):
+        path = Path(str(base) + name[name.index("."):])
+        if not path.exists():
+            print(f"generating {path.name} ...", file=sys.stderr)
+            tool = ["gzip", "-6", "-c"] if name.endswith(".gz") else ["zstd", "-3", "-q", "-c"]
+            with open(path, "wb") as f:
+                subprocess.run(tool + [str(base)], stdout=f, check=True)
+        return path
+    folder = Path(str(base) + ".d")
+    if not folder.exists():
+        print(f"generating {folder.name} ...", file=sys.stderr)
+        folder.mkdir()
+        lines = base.read_bytes().splitlines(keepends=True)
+        step = (len(lines) + 39) // 40
+        for i in range(40):
+            (folder / f"part{i:02}.jsonl").write_bytes(b"".join(lines[i * step:(i + 1) * step]))
+    return folder
+
+
 def corpus(name, copies=1):
+    if name not in CORPORA:
+        return derived_corpus(name)
     fmt, messages = CORPORA[name]
     path = OUT / f"{name}-{messages}.jsonl"
     if not path.exists():

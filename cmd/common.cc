@@ -6,14 +6,32 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
+#include <thread>
 
 #include "io/output.h"
 #include "message_types.h"
+#include "progress.h"
 
 namespace convo::cli {
 
+namespace {
+
+// The run's progress counters and, while a run shows them, the meter drawing them
+// (through which warnings are printed, so that the two do not collide).
+Progress g_progress;
+ProgressMeter* g_meter = nullptr;
+
+bool shows_progress(const InputArgs& args) {
+  return !args.quiet && (args.progress || ::isatty(STDERR_FILENO) == 1);
+}
+
+}  // namespace
+
 void add_input_flags(CLI::App& sub, InputArgs& args) {
-  sub.add_option("FILE", args.files, "Transcripts to read; none or - reads standard input");
+  sub.add_option("FILE", args.files,
+                 "Transcripts to read: files (gzip or zstd too) and directories (their "
+                 "*.jsonl[.gz|.zst] files); none or - reads standard input");
   sub.add_option("--from", args.from,
                  "Input format: auto (detected per file from its first records), " +
                      format_names())
@@ -28,9 +46,23 @@ void add_input_flags(CLI::App& sub, InputArgs& args) {
                  "Write to FILE instead of standard output; FILE appears only when the run "
                  "succeeds")
       ->option_text("FILE");
+  sub.add_option("-j,--jobs", args.jobs,
+                 "Process N inputs at once (0: one per CPU); the output is the same as with 1")
+      ->option_text("N");
+  sub.add_flag("-q,--quiet", args.quiet, "No progress line on stderr (warnings still appear)");
+  sub.add_flag("--progress", args.progress,
+               "Show progress on stderr even when it is not a terminal");
 }
 
 int with_output(const InputArgs& args, const std::function<int(Output& out)>& body) {
+  std::unique_ptr<ProgressMeter> meter;
+  if (shows_progress(args)) {
+    meter = std::make_unique<ProgressMeter>(g_progress, ::isatty(STDERR_FILENO) == 1);
+    g_meter = meter.get();
+  }
+  struct Detach {
+    ~Detach() { g_meter = nullptr; }
+  } detach;
   if (args.output.empty() || args.output == "-") {
     FdOutput out(STDOUT_FILENO);
     int code = body(out);
@@ -52,6 +84,10 @@ ReadOptions read_options(const InputArgs& args) {
     options.on_error = OnError::skip;
   } else if (args.on_error == "keep") {
     options.on_error = OnError::keep;
+  }
+  options.jobs = args.jobs != 0 ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
+  if (shows_progress(args)) {
+    options.progress = &g_progress;
   }
   return options;
 }
@@ -158,10 +194,12 @@ CLI::Validator type_names() {
 
 void StderrDiagnostics::warning(const Location& where, std::string_view what) {
   std::string place = where.str();
-  if (place.empty()) {
-    fmt::print(stderr, "convo: warning: {}\n", what);
+  std::string line = place.empty() ? fmt::format("convo: warning: {}\n", what)
+                                   : fmt::format("convo: {}: warning: {}\n", place, what);
+  if (g_meter != nullptr) {
+    g_meter->print_above(line);
   } else {
-    fmt::print(stderr, "convo: {}: warning: {}\n", place, what);
+    std::fputs(line.c_str(), stderr);
   }
 }
 

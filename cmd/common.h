@@ -19,20 +19,28 @@ namespace convo::cli {
 // Set by the chosen subcommand's callback; main() runs it after parsing.
 using Runner = std::function<int()>;
 
-// The flags every subcommand has: FILE..., --from, --on-error, --output.
+// The flags every subcommand has: FILE... (files, directories, -), --from,
+// --on-error, --output, and the run-wide -j/--jobs, -q/--quiet, --progress.
 struct InputArgs {
   std::vector<std::string> files;
   std::string from = "auto";
   std::string on_error = "fail";
   std::string output;  // empty: standard output
+  unsigned jobs = 1;   // inputs processed at once; 0: one per CPU
+  bool quiet = false;     // no progress line
+  bool progress = false;  // a progress line even when stderr is not a terminal
 };
 
 void add_input_flags(CLI::App& sub, InputArgs& args);
+// The read options the flags ask for, with the run's progress counters attached
+// when a progress line will be shown.
 ReadOptions read_options(const InputArgs& args);
 
 // Runs `body` on the output --output names (standard output without it) and returns
 // what `body` returns. A file named by --output appears only when `body` returns:
 // a run that throws leaves no file behind, and the old file, if any, untouched.
+// While `body` runs, the progress line is drawn on stderr when stderr is a terminal
+// (or --progress), unless --quiet.
 int with_output(const InputArgs& args, const std::function<int(Output& out)>& body);
 
 // The flags of every subcommand that writes transcripts: --to, --strict.

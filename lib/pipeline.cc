@@ -3,8 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
 
+#include "io/compression.h"
 #include "io/input.h"
+#include "io/input_list.h"
 #include "io/output.h"
 #include "io/record_reader.h"
 
@@ -47,18 +54,64 @@ class OpaqueDecoder final : public Decoder {
   }
 };
 
+// Thrown inside a parallel job that is no longer wanted (an earlier input failed).
+struct Cancelled {};
+
+// Counts the bytes read from an input for the progress display.
+class CountingSource final : public ByteSource {
+ public:
+  CountingSource(std::unique_ptr<ByteSource> input, std::atomic<std::uint64_t>& bytes)
+      : m_input(std::move(input)), m_bytes(bytes) {}
+  std::size_t read(char* buffer, std::size_t size) override {
+    std::size_t n = m_input->read(buffer, size);
+    m_bytes.fetch_add(n, std::memory_order_relaxed);
+    return n;
+  }
+
+ private:
+  std::unique_ptr<ByteSource> m_input;
+  std::atomic<std::uint64_t>& m_bytes;
+};
+
+// Applies --on-error to a bad record at `where`: throws under fail, else warns and
+// counts, and returns true when the record is to be written through (keep).
+bool bad_record(OnError policy, const Location& where, const std::string& what,
+                Diagnostics& diagnostics, ReadStats& stats) {
+  switch (policy) {
+    case OnError::fail:
+      throw Error(where, what);
+    case OnError::skip:
+      ++stats.bad;
+      diagnostics.warning(where, fmt::format("skipped bad record: {}", what));
+      return false;
+    case OnError::keep:
+      ++stats.bad;
+      diagnostics.warning(where, fmt::format("kept bad record as is: {}", what));
+      return true;
+  }
+  return false;
+}
+
+// Reads one input at a time: detects its format, decodes its records and applies the
+// --on-error policy.
 class InputReader {
  public:
   InputReader(const ReadOptions& options, InputHandler& handler, Diagnostics& diagnostics,
-              ReadStats& stats, const Opener& open)
+              ReadStats& stats, const Opener& open, const std::atomic<bool>* cancel = nullptr)
       : m_options(options),
         m_handler(handler),
         m_diagnostics(diagnostics),
         m_stats(stats),
-        m_open(open) {}
+        m_open(open),
+        m_cancel(cancel) {}
 
   void read(const std::string& path) {
-    RecordReader reader(m_open(path), display_name(path));
+    std::string name = display_name(path);
+    std::unique_ptr<ByteSource> input = m_open(path);
+    if (m_options.progress != nullptr) {
+      input = std::make_unique<CountingSource>(std::move(input), m_options.progress->bytes);
+    }
+    RecordReader reader(decompressing(std::move(input), name), name);
     Format format = m_options.from.value_or(Format::none);
     std::vector<Record> pending;
     if (!m_options.from) {
@@ -77,6 +130,10 @@ class InputReader {
       handle(std::move(record), decoder.get(), format);
     }
     m_handler.end_input();
+    publish_progress();
+    if (m_options.progress != nullptr) {
+      m_options.progress->inputs_done.fetch_add(1, std::memory_order_relaxed);
+    }
   }
 
  private:
@@ -101,6 +158,12 @@ class InputReader {
   }
 
   void handle(Record&& record, Decoder* decoder, Format format) {
+    if ((++m_unpublished & 1023) == 0) {
+      publish_progress();
+      if (m_cancel != nullptr && m_cancel->load(std::memory_order_relaxed)) {
+        throw Cancelled{};
+      }
+    }
     if (!record.ok()) {
       bad(std::move(record), format, record.where, record.error);
       return;
@@ -123,27 +186,23 @@ class InputReader {
     }
   }
 
+  void publish_progress() {
+    if (m_options.progress != nullptr) {
+      m_options.progress->records.fetch_add(m_unpublished, std::memory_order_relaxed);
+    }
+    m_unpublished = 0;
+  }
+
   void bad(Record&& record, Format format, const Location& where, const std::string& what) {
-    switch (m_options.on_error) {
-      case OnError::fail:
-        throw Error(where, what);
-      case OnError::skip:
-        ++m_stats.bad;
-        m_diagnostics.warning(where, fmt::format("skipped bad record: {}", what));
-        return;
-      case OnError::keep: {
-        ++m_stats.bad;
-        m_diagnostics.warning(where, fmt::format("kept bad record as is: {}", what));
-        Message message;
-        message.kind = Kind::invalid;
-        message.role = Role::none;
-        message.origin = format;
-        message.where = record.where;
-        message.content.text = what;  // why it is bad, for `convo check` to report
-        message.raw = std::move(record.raw);
-        m_handler.message(std::move(message));
-        return;
-      }
+    if (bad_record(m_options.on_error, where, what, m_diagnostics, m_stats)) {
+      Message message;
+      message.kind = Kind::invalid;
+      message.role = Role::none;
+      message.origin = format;
+      message.where = record.where;
+      message.content.text = what;  // why it is bad, for `convo check` to report
+      message.raw = std::move(record.raw);
+      m_handler.message(std::move(message));
     }
   }
 
@@ -152,24 +211,89 @@ class InputReader {
   Diagnostics& m_diagnostics;
   ReadStats& m_stats;
   const Opener& m_open;
+  const std::atomic<bool>* m_cancel;
   std::vector<Message> m_decoded;
+  std::uint64_t m_unpublished = 0;  // records not yet added to the progress counters
 };
 
+// The sink a stage writes to: applies --on-error to a message that cannot be
+// written (EncodeError), as to a bad input record.
+class GuardedSink final : public MessageSink {
+ public:
+  GuardedSink(MessageSink& inner, Output& out, OnError policy, Diagnostics& diagnostics,
+              ReadStats& stats)
+      : m_inner(inner), m_out(out), m_policy(policy), m_diagnostics(diagnostics), m_stats(stats) {}
+
+  void put(Message&& message) override {
+    try {
+      m_inner.put(std::move(message));
+    } catch (const EncodeError& error) {
+      handle(error);
+    }
+  }
+  // Forwarded whole: the sink may treat a conversation as one (a request body).
+  void put_conversation(std::vector<Message>&& conversation) override {
+    try {
+      m_inner.put_conversation(std::move(conversation));
+    } catch (const EncodeError& error) {
+      handle(error);
+    }
+  }
+  void end_input() override {
+    try {
+      m_inner.end_input();
+    } catch (const EncodeError& error) {
+      handle(error);
+    }
+  }
+
+ private:
+  void handle(const EncodeError& error) {
+    if (m_policy == OnError::fail) {
+      throw;
+    }
+    if (bad_record(m_policy, error.where(), error.what(), m_diagnostics, m_stats)) {
+      m_out.write_line(error.raw());
+    }
+  }
+
+  MessageSink& m_inner;
+  Output& m_out;
+  OnError m_policy;
+  Diagnostics& m_diagnostics;
+  ReadStats& m_stats;
+};
+
+// Runs one input through a fresh stage and sink, marking the output complete after
+// every `push` and `finish`: what a stage passes on in one call is one unit of
+// all-or-nothing (a record, or a whole conversation).
 class StageHandler final : public InputHandler {
  public:
   StageHandler(const StageFactory& make_stage, const SinkFactory& make_sink, Output& out,
-               LossReport& loss)
-      : m_make_stage(make_stage), m_make_sink(make_sink), m_out(out), m_loss(loss) {}
+               LossReport& loss, OnError policy, Diagnostics& diagnostics, ReadStats& stats)
+      : m_make_stage(make_stage),
+        m_make_sink(make_sink),
+        m_out(out),
+        m_loss(loss),
+        m_policy(policy),
+        m_diagnostics(diagnostics),
+        m_stats(stats) {}
   void begin_input(const std::string&, Format) override {
     m_stage = m_make_stage();
     m_sink = m_make_sink(m_out, m_loss);
+    m_guard = std::make_unique<GuardedSink>(*m_sink, m_out, m_policy, m_diagnostics, m_stats);
   }
-  void message(Message&& message) override { m_stage->push(std::move(message), *m_sink); }
+  void message(Message&& message) override {
+    m_stage->push(std::move(message), *m_guard);
+    m_out.mark_complete();
+  }
   void end_input() override {
-    m_stage->finish(*m_sink);
+    m_stage->finish(*m_guard);
     m_stage.reset();
-    m_sink->end_input();
+    m_guard->end_input();
+    m_guard.reset();
     m_sink.reset();
+    m_out.mark_complete();
   }
 
  private:
@@ -177,8 +301,247 @@ class StageHandler final : public InputHandler {
   const SinkFactory& m_make_sink;
   Output& m_out;
   LossReport& m_loss;
+  OnError m_policy;
+  Diagnostics& m_diagnostics;
+  ReadStats& m_stats;
   std::unique_ptr<StreamStage> m_stage;
   std::unique_ptr<MessageSink> m_sink;
+  std::unique_ptr<GuardedSink> m_guard;
+};
+
+void add_stats(ReadStats& total, const ReadStats& part) {
+  total.inputs += part.inputs;
+  total.records += part.records;
+  total.bad += part.bad;
+}
+
+// The closing count of bad records that --on-error skip|keep let through.
+void report_bad(const ReadStats& stats, const ReadOptions& options, Diagnostics& diagnostics) {
+  if (stats.bad > 0 && options.on_error != OnError::fail) {
+    diagnostics.warning(Location{}, fmt::format("{} {} bad record{}",
+                                                options.on_error == OnError::skip ? "skipped" : "kept",
+                                                stats.bad, stats.bad == 1 ? "" : "s"));
+  }
+}
+
+std::vector<std::string> input_list(const std::vector<std::string>& paths,
+                                    const ReadOptions& options) {
+  std::vector<std::string> inputs = paths.empty() ? std::vector<std::string>{"-"}
+                                                  : expand_inputs(paths);
+  if (options.progress != nullptr) {
+    options.progress->inputs_total.fetch_add(inputs.size(), std::memory_order_relaxed);
+  }
+  return inputs;
+}
+
+// On the way out of a failed run: write what was complete, drop what was not, and
+// let the original error go on (a second error while flushing is not news).
+void flush_complete(Output& out) {
+  out.discard_incomplete();
+  try {
+    out.flush();
+  } catch (...) {
+  }
+}
+
+// --- Parallel runs (-j) ---
+
+// Output waiting behind an earlier, unfinished input, in all: past this, the jobs
+// that are not the earliest wait for the writer.
+constexpr std::size_t k_parallel_buffer = std::size_t{64} << 20;
+
+class ParallelRun {
+ public:
+  ParallelRun(const std::vector<std::string>& inputs, const ReadOptions& options,
+              const StageFactory& make_stage, const SinkFactory& make_sink, bool strict,
+              const Opener& open)
+      : m_inputs(inputs),
+        m_options(options),
+        m_make_stage(make_stage),
+        m_make_sink(make_sink),
+        m_strict(strict),
+        m_open(open),
+        m_jobs(inputs.size()) {}
+
+  ~ParallelRun() { stop(); }
+  ParallelRun(const ParallelRun&) = delete;
+  ParallelRun& operator=(const ParallelRun&) = delete;
+
+  // Runs the jobs and hands their results on, in input order, from this thread.
+  ReadStats run(Output& out, LossReport& loss, Diagnostics& diagnostics) {
+    std::size_t workers = std::min<std::size_t>(m_options.jobs, m_inputs.size());
+    for (std::size_t i = 0; i < workers; ++i) {
+      m_threads.emplace_back([this] { work(); });
+    }
+    ReadStats stats;
+    for (std::size_t index = 0; index < m_jobs.size(); ++index) {
+      Job& job = m_jobs[index];
+      for (;;) {
+        std::deque<Event> events;
+        bool done = false;
+        {
+          std::unique_lock lock(m_mutex);
+          m_changed.wait(lock, [&] { return !job.events.empty() || job.done; });
+          events.swap(job.events);
+          done = job.done;
+          for (const Event& event : events) {
+            m_buffered -= event.text.size();
+          }
+        }
+        m_changed.notify_all();
+        for (Event& event : events) {
+          if (event.warning) {
+            diagnostics.warning(event.where, event.text);
+          } else {
+            out.write(event.text);
+          }
+        }
+        if (done) {
+          break;
+        }
+      }
+      if (job.error) {
+        std::rethrow_exception(job.error);
+      }
+      add_stats(stats, job.stats);
+      loss.merge(*job.loss);
+      job.loss.reset();
+      {
+        std::lock_guard lock(m_mutex);
+        m_head = index + 1;
+      }
+      m_changed.notify_all();
+    }
+    return stats;
+  }
+
+ private:
+  struct Event {
+    bool warning = false;
+    std::string text;  // output bytes, or the warning
+    Location where;
+  };
+  struct Job {
+    std::deque<Event> events;  // waiting for the writer
+    bool done = false;
+    std::exception_ptr error;
+    ReadStats stats;
+    std::unique_ptr<LossReport> loss;
+  };
+
+  // A job's output: complete bytes become events for the writer.
+  class JobOutput final : public Output {
+   public:
+    JobOutput(ParallelRun& run, std::size_t index) : m_run(run), m_index(index) {
+      set_holding(true);
+    }
+
+   protected:
+    void emit(std::string_view bytes) override {
+      m_run.post(m_index, Event{false, std::string(bytes), {}});
+    }
+
+   private:
+    ParallelRun& m_run;
+    std::size_t m_index;
+  };
+
+  // A job's warnings, kept for the writer to replay in order.
+  class JobDiagnostics final : public Diagnostics {
+   public:
+    JobDiagnostics(ParallelRun& run, std::size_t index) : m_run(run), m_index(index) {}
+    void warning(const Location& where, std::string_view what) override {
+      m_run.post(m_index, Event{true, std::string(what), where});
+    }
+
+   private:
+    ParallelRun& m_run;
+    std::size_t m_index;
+  };
+
+  // Queues `event` for the writer. A job that is not the earliest unfinished one
+  // waits while too much output is waiting already.
+  void post(std::size_t index, Event&& event) {
+    std::unique_lock lock(m_mutex);
+    m_changed.wait(lock, [&] {
+      return m_cancel || index == m_head || m_buffered + event.text.size() <= k_parallel_buffer;
+    });
+    if (m_cancel) {
+      throw Cancelled{};
+    }
+    m_buffered += event.text.size();
+    m_jobs[index].events.push_back(std::move(event));
+    lock.unlock();
+    m_changed.notify_all();
+  }
+
+  void work() {
+    for (;;) {
+      std::size_t index = m_next.fetch_add(1);
+      if (index >= m_jobs.size() || m_cancel) {
+        return;
+      }
+      Job& job = m_jobs[index];
+      job.loss = std::make_unique<LossReport>(m_strict);
+      std::exception_ptr error;
+      try {
+        JobOutput out(*this, index);
+        JobDiagnostics diagnostics(*this, index);
+        StageHandler handler(m_make_stage, m_make_sink, out, *job.loss, m_options.on_error,
+                             diagnostics, job.stats);
+        InputReader reader(m_options, handler, diagnostics, job.stats, m_open, &m_cancel);
+        ++job.stats.inputs;
+        try {
+          reader.read(m_inputs[index]);
+          out.flush();
+        } catch (const Cancelled&) {
+          throw;
+        } catch (...) {
+          error = std::current_exception();
+          out.discard_incomplete();
+          out.flush();
+        }
+      } catch (const Cancelled&) {
+        return;
+      } catch (...) {
+        error = std::current_exception();
+      }
+      {
+        std::lock_guard lock(m_mutex);
+        job.error = error;
+        job.done = true;
+      }
+      m_changed.notify_all();
+    }
+  }
+
+  void stop() {
+    {
+      std::lock_guard lock(m_mutex);
+      m_cancel = true;
+    }
+    m_changed.notify_all();
+    for (std::thread& thread : m_threads) {
+      thread.join();
+    }
+    m_threads.clear();
+  }
+
+  const std::vector<std::string>& m_inputs;
+  const ReadOptions& m_options;
+  const StageFactory& m_make_stage;
+  const SinkFactory& m_make_sink;
+  bool m_strict;
+  const Opener& m_open;
+
+  std::vector<Job> m_jobs;
+  std::vector<std::thread> m_threads;
+  std::atomic<std::size_t> m_next{0};
+  std::atomic<bool> m_cancel{false};
+  std::mutex m_mutex;                  // guards the jobs' events, done, error, and below
+  std::condition_variable m_changed;   // any of those changed
+  std::size_t m_buffered = 0;          // bytes in all jobs' events
+  std::size_t m_head = 0;              // the earliest unfinished input: it never waits
 };
 
 }  // namespace
@@ -187,16 +550,11 @@ ReadStats read_inputs(const std::vector<std::string>& paths, const ReadOptions& 
                       InputHandler& handler, Diagnostics& diagnostics, const Opener& open) {
   ReadStats stats;
   InputReader reader(options, handler, diagnostics, stats, open);
-  static const std::vector<std::string> k_stdin = {"-"};
-  for (const std::string& path : paths.empty() ? k_stdin : paths) {
+  for (const std::string& path : input_list(paths, options)) {
     ++stats.inputs;
     reader.read(path);
   }
-  if (stats.bad > 0 && options.on_error != OnError::fail) {
-    diagnostics.warning(Location{}, fmt::format("{} {} bad record{}", 
-                                                options.on_error == OnError::skip ? "skipped" : "kept",
-                                                stats.bad, stats.bad == 1 ? "" : "s"));
-  }
+  report_bad(stats, options, diagnostics);
   return stats;
 }
 
@@ -241,8 +599,34 @@ SinkFactory format_sink(std::optional<Format> to) {
 ReadStats run_stage(const std::vector<std::string>& paths, const ReadOptions& options,
                     const StageFactory& make_stage, const SinkFactory& make_sink, Output& out,
                     LossReport& loss, Diagnostics& diagnostics, const Opener& open) {
-  StageHandler handler(make_stage, make_sink, out, loss);
-  return read_inputs(paths, options, handler, diagnostics, open);
+  std::vector<std::string> inputs = input_list(paths, options);
+  const bool was_holding = out.holding();
+  ReadStats stats;
+  try {
+    if (options.jobs > 1 && inputs.size() > 1) {
+      ParallelRun run(inputs, options, make_stage, make_sink, loss.strict(), open);
+      stats = run.run(out, loss, diagnostics);
+    } else {
+      out.set_holding(true);
+      for (const std::string& path : inputs) {
+        // Each input reports its losses apart, as in a parallel run.
+        LossReport input_loss(loss.strict());
+        StageHandler handler(make_stage, make_sink, out, input_loss, options.on_error,
+                             diagnostics, stats);
+        InputReader reader(options, handler, diagnostics, stats, open);
+        ++stats.inputs;
+        reader.read(path);
+        loss.merge(input_loss);
+      }
+      out.set_holding(was_holding);
+    }
+  } catch (...) {
+    flush_complete(out);
+    out.set_holding(was_holding);
+    throw;
+  }
+  report_bad(stats, options, diagnostics);
+  return stats;
 }
 
 ReadStats run_stream(const StreamOptions& options, const StageFactory& make_stage, Output& out,

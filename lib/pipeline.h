@@ -3,6 +3,7 @@
 // that encodes and writes. cmd/ wires a subcommand's options into these pieces.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -27,9 +28,21 @@ enum class OnError : std::uint8_t {
   keep,  // warn, and write the line through unchanged
 };
 
+// Counters of a run's progress, for a progress display that the caller (cmd/) owns
+// and reads from another thread while the run goes on. lib/ only adds to them.
+struct Progress {
+  std::atomic<std::uint64_t> inputs_total{0};  // inputs to read, once directories are listed
+  std::atomic<std::uint64_t> inputs_done{0};
+  std::atomic<std::uint64_t> bytes{0};    // bytes read from the inputs, as stored (compressed)
+  std::atomic<std::uint64_t> records{0};  // records read
+};
+
 struct ReadOptions {
   std::optional<Format> from;  // nullopt: detect each input's format from its first records
   OnError on_error = OnError::fail;
+  // Inputs processed at once by `run_stage` (`-j`); the output is the same as with 1.
+  unsigned jobs = 1;
+  Progress* progress = nullptr;  // counters to update, or none
 };
 
 // Receives what `read_inputs` reads.
@@ -55,8 +68,10 @@ struct ReadStats {
 using Opener = std::function<std::unique_ptr<ByteSource>(const std::string& path)>;
 
 // Reads `paths` in order ("-" is standard input; an empty list means standard
-// input) and hands every message to `handler`. Bad records follow
-// `options.on_error`; warnings go to `diagnostics`. Throws convo::Error.
+// input; a directory means the transcript files below it, see `expand_inputs`) and
+// hands every message to `handler`. gzip and zstd inputs are decompressed. Bad
+// records follow `options.on_error`; warnings go to `diagnostics`. Reads one input
+// at a time (`options.jobs` is for `run_stage`). Throws convo::Error.
 ReadStats read_inputs(const std::vector<std::string>& paths, const ReadOptions& options,
                       InputHandler& handler, Diagnostics& diagnostics,
                       const Opener& open = open_input);
@@ -108,20 +123,35 @@ class StreamStage {
 };
 
 // Makes a fresh stage. Each input gets its own, so that inputs can be processed
-// independently (and, one day, in parallel).
+// independently, and with `-j` in parallel: the factory is then called from several
+// threads at once.
 using StageFactory = std::function<std::unique_ptr<StreamStage>()>;
 
 // Makes the sink that one input's messages go to after its stage, writing to `out`
-// and reporting what it cannot write to `loss`. Each input gets its own sink, so a
-// sink keeps no state across inputs; what it must share (a count of problems found)
-// goes through what the factory captured.
+// and reporting what it cannot write to `loss`. Each input gets its own sink, `out`
+// and `loss` (merged in input order), so a sink keeps no state across inputs. With
+// `-j` the factory is called, and the sinks run, on several threads at once: what a
+// sink must share (a count of problems found) goes through what the factory
+// captured, and must be thread-safe (an atomic counter).
 using SinkFactory = std::function<std::unique_ptr<MessageSink>(Output& out, LossReport& loss)>;
 
 // The sink of the subcommands that write transcripts: a FormatWriter for `to`.
 SinkFactory format_sink(std::optional<Format> to);
 
 // Reads `paths`, runs every message through a stage made for its input, and gives
-// the result to a sink made for that input.
+// the result to a sink made for that input, writing to `out`.
+//
+// All-or-nothing: `out` receives the output of a stage's `push` (or `finish`) whole
+// or not at all. For a streaming stage that is one record; for a ConversationStage,
+// one conversation. When an input fails (a bad record under --on-error fail, a loss
+// under --strict, a stage's error), what was completed before the failure is
+// flushed to `out`, what was not is dropped, and the error is thrown.
+//
+// With `options.jobs` > 1, up to that many inputs are processed at once, each
+// into a buffer of its own; buffers, warnings and the error are handed on in input
+// order, so that `out`, `diagnostics`, `loss` and the error are exactly what one job
+// gives. Output waiting behind an unfinished earlier input is bounded (64 MB in
+// all): past that, the later inputs wait.
 ReadStats run_stage(const std::vector<std::string>& paths, const ReadOptions& options,
                     const StageFactory& make_stage, const SinkFactory& make_sink, Output& out,
                     LossReport& loss, Diagnostics& diagnostics, const Opener& open = open_input);

@@ -1,5 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
+#include <map>
+
+#include "conversation.h"
 #include "io/output.h"
 #include "stages/convert.h"
 #include "test_util.h"
@@ -95,4 +100,115 @@ TEST_CASE("a missing file is an error naming it", "[pipeline]") {
   NullDiagnostics diagnostics;
   CHECK_THROWS_WITH(convert(options, out, diagnostics, memory_files({})),
                     "nope.jsonl: cannot open: No such file or directory");
+}
+
+namespace {
+
+// `convo convert` over `files` with `jobs`, as the command line runs it: output,
+// warnings, and the error (empty when none).
+struct JobsResult {
+  std::string out;
+  std::vector<std::string> warnings;
+  std::string error;
+  bool operator==(const JobsResult&) const = default;
+};
+
+JobsResult convert_files(const std::map<std::string, std::string>& files, unsigned jobs,
+                         OnError on_error, std::optional<Format> to = Format::openai) {
+  StreamOptions options;
+  for (const auto& [name, text] : files) {
+    options.inputs.push_back(name);
+  }
+  options.read.on_error = on_error;
+  options.read.jobs = jobs;
+  options.to = to;
+  StringOutput out;
+  CollectingDiagnostics diagnostics;
+  JobsResult result;
+  try {
+    convert(options, out, diagnostics, memory_files(files));
+  } catch (const Error& error) {
+    result.error = error.message();
+  }
+  result.out = out.str();
+  result.warnings = diagnostics.lines;
+  return result;
+}
+
+std::map<std::string, std::string> many_files() {
+  std::map<std::string, std::string> files;
+  for (int i = 0; i < 12; ++i) {
+    std::string text;
+    for (int j = 0; j <= i * 50; ++j) {
+      text += "{\"type\":\"assistant\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":"
+              "\"thinking\",\"thinking\":\"t\",\"signature\":\"s\"},{\"type\":\"text\",\"text\":\"" +
+              std::to_string(i) + "/" + std::to_string(j) + "\"}]},\"uuid\":\"u\"}\n";
+      if (j % 97 == 5) {
+        text += "not json " + std::to_string(i) + "\n";
+      }
+    }
+    files[fmt::format("f{:02}.jsonl", i)] = text;
+  }
+  return files;
+}
+
+}  // namespace
+
+TEST_CASE("several jobs give the output, warnings and losses of one job", "[pipeline]") {
+  auto files = many_files();
+  JobsResult one = convert_files(files, 1, OnError::skip);
+  CHECK(one.error.empty());
+  CHECK(one.warnings.back().find("openai cannot hold thinking blocks (") != std::string::npos);
+  for (unsigned jobs : {2u, 3u, 8u}) {
+    CHECK(convert_files(files, jobs, OnError::skip) == one);
+  }
+}
+
+TEST_CASE("several jobs on an error write what one job writes before it, then the error", "[pipeline]") {
+  auto files = many_files();
+  JobsResult one = convert_files(files, 1, OnError::fail);
+  CHECK(one.error == "f01.jsonl:7:2: invalid JSON value");
+  // The records before the bad one are written, whole, and nothing after it.
+  CHECK(one.out.size() > 0);
+  CHECK(one.out.back() == '\n');
+  for (unsigned jobs : {2u, 4u}) {
+    CHECK(convert_files(files, jobs, OnError::fail) == one);
+  }
+}
+
+TEST_CASE("a failing conversation is written whole or not at all", "[pipeline]") {
+  // Two conversations (sessions) in one input; the second holds a bad record. The
+  // first is written, nothing of the second.
+  std::string text =
+      "{\"type\":\"user\",\"sessionId\":\"s1\",\"message\":{\"role\":\"user\",\"content\":\"a\"}}\n"
+      "{\"type\":\"user\",\"sessionId\":\"s1\",\"message\":{\"role\":\"user\",\"content\":\"b\"}}\n"
+      "{\"type\":\"user\",\"sessionId\":\"s2\",\"message\":{\"role\":\"user\",\"content\":\"c\"}}\n"
+      "{\"type\":\"user\",\"sessionId\":\"s2\",\"message\":{\"role\":\"user\",\"content\":7}}\n";
+  StreamOptions options;
+  options.inputs = {"in.jsonl"};
+  StringOutput out;
+  NullDiagnostics diagnostics;
+  auto make_stage = [] {
+    return std::make_unique<ConversationStage>([](std::vector<Message> m) { return m; });
+  };
+  CHECK_THROWS_AS(run_stream(options, make_stage, out, diagnostics,
+                             memory_files({{"in.jsonl", text}})),
+                  Error);
+  CHECK(out.str() == text.substr(0, text.find("{\"type\":\"user\",\"sessionId\":\"s2\"")));
+}
+
+TEST_CASE("progress counters count inputs, bytes and records", "[pipeline]") {
+  Progress progress;
+  StreamOptions options;
+  options.inputs = {"a.jsonl", "b.jsonl"};
+  options.read.progress = &progress;
+  options.to = Format::openai;
+  StringOutput out;
+  NullDiagnostics diagnostics;
+  std::string line = "{\"role\":\"user\",\"content\":\"a\"}\n";
+  convert(options, out, diagnostics, memory_files({{"a.jsonl", line}, {"b.jsonl", line + line}}));
+  CHECK(progress.inputs_total == 2);
+  CHECK(progress.inputs_done == 2);
+  CHECK(progress.records == 3);
+  CHECK(progress.bytes == 3 * line.size());
 }

@@ -15,6 +15,7 @@
 #include "formats/openai.h"
 #include "formats/opencode.h"
 #include "io/output.h"
+#include "utf8.h"
 
 namespace convo {
 
@@ -168,7 +169,9 @@ std::shared_ptr<Container> make_container(Format format, Record&& record, std::s
                                           std::string wrapper_key, bool system_slot) {
   auto container = std::make_shared<Container>();
   container->format = format;
-  container->raw = std::move(record.raw);
+  // A copy, not a move: a decoder may still throw DecodeError for an element, and
+  // the pipeline then needs the record's bytes to point at it. Containers are few.
+  container->raw = record.raw;
   container->source = record.source;
   container->array_key = std::move(array_key);
   container->wrapper_key = std::move(wrapper_key);
@@ -210,6 +213,19 @@ void LossReport::drop(Format target, std::string_view what, const Location& wher
   m_entries.push_back(Entry{target, std::string(what), 1});
 }
 
+void LossReport::merge(const LossReport& other) {
+  for (const Entry& theirs : other.m_entries) {
+    auto ours = std::find_if(m_entries.begin(), m_entries.end(), [&](const Entry& entry) {
+      return entry.target == theirs.target && entry.what == theirs.what;
+    });
+    if (ours == m_entries.end()) {
+      m_entries.push_back(theirs);
+    } else {
+      ours->count += theirs.count;
+    }
+  }
+}
+
 std::string LossReport::summary() const {
   std::string out;
   std::vector<Format> targets;
@@ -236,6 +252,33 @@ std::string LossReport::summary() const {
 
 // --- EncoderBase ---
 
+namespace {
+
+// Throws EncodeError when `value`, re-encoded from `raw` (found at `where`), is not
+// valid UTF-8, pointing at the first bad byte of `raw` where it can.
+void check_utf8(std::string_view value, const Location& where, const std::string& raw) {
+  std::optional<std::size_t> bad = find_invalid_utf8(value);
+  if (!bad) {
+    return;
+  }
+  Location at = where;
+  unsigned byte = static_cast<unsigned char>(value[*bad]);
+  if (std::optional<std::size_t> in_raw = find_invalid_utf8(raw)) {
+    byte = static_cast<unsigned char>(raw[*in_raw]);
+    std::size_t line_start = raw.rfind('\n', *in_raw);
+    line_start = line_start == std::string::npos ? 0 : line_start + 1;
+    at.line += static_cast<std::uint64_t>(std::count(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(*in_raw), '\n'));
+    at.column = *in_raw - line_start + 1;
+  }
+  throw EncodeError(at,
+                    fmt::format("invalid UTF-8 (byte 0x{:02x}): a record convo re-encodes must be "
+                                "valid UTF-8",
+                                byte),
+                    raw);
+}
+
+}  // namespace
+
 void EncoderBase::write(Message&& message, Output& out) {
   if (m_container && message.container != m_container) {
     close_container(out);
@@ -261,6 +304,9 @@ void EncoderBase::write(Message&& message, Output& out) {
   }
   m_values.clear();
   encode(message, m_values);
+  for (const std::string& value : m_values) {
+    check_utf8(value, message.where, message.raw);
+  }
   for (const std::string& value : m_values) {
     out.write_line(value);
   }
@@ -293,6 +339,15 @@ void EncoderBase::values_of(const Message& message, std::vector<std::string>& va
 // Writes the open container: its original bytes when every message came back
 // unchanged and in place, else the document rebuilt by `write_changed_container`.
 void EncoderBase::close_container(Output& out) {
+  // Closed even when writing it throws (EncodeError under --on-error skip|keep),
+  // so that it is not written again.
+  struct Closer {
+    EncoderBase& encoder;
+    ~Closer() {
+      encoder.m_held.clear();
+      encoder.m_container.reset();
+    }
+  } closer{*this};
   const Container& container = *m_container;
   bool intact = m_held.size() == container.size;
   for (std::size_t i = 0; intact && i < m_held.size(); ++i) {
@@ -389,7 +444,9 @@ void EncoderBase::write_changed_container(const Container& container, std::vecto
     }
     writer.EndObject();
   }
-  out.write_line(std::string_view(buffer.GetString(), buffer.GetSize()));
+  std::string_view rebuilt(buffer.GetString(), buffer.GetSize());
+  check_utf8(rebuilt, held.empty() ? Location{} : held.front().where, container.raw);
+  out.write_line(rebuilt);
 }
 
 // --- Registry ---

@@ -44,6 +44,21 @@ class DecodeError : public std::exception {
   std::string m_message;
 };
 
+// A message that cannot be written validly: a record that must be re-encoded holds
+// invalid UTF-8. Unchanged records pass through byte for byte whatever they hold,
+// but JSON text that convo writes itself is always valid UTF-8 (RFC 8259; the APIs
+// the formats feed reject anything else). The pipeline applies --on-error to it,
+// as to a bad input record; `raw` is what `keep` writes through.
+class EncodeError : public Error {
+ public:
+  EncodeError(Location where, std::string what, std::string raw)
+      : Error(std::move(where), std::move(what)), m_raw(std::move(raw)) {}
+  const std::string& raw() const { return m_raw; }
+
+ private:
+  std::string m_raw;
+};
+
 // A JSON pointer shown the way a user reads it: "/message/content/0/text" ->
 // "message.content[0].text".
 std::string readable_path(std::string_view pointer);
@@ -76,6 +91,11 @@ class LossReport {
   void drop(Format target, std::string_view what, const Location& where);
 
   bool empty() const { return m_entries.empty(); }
+  bool strict() const { return m_strict; }
+  // Adds `other`'s counts, as if its drops had been reported here after ours: the
+  // pipeline gives each input a report of its own (inputs may run in parallel) and
+  // merges them in input order.
+  void merge(const LossReport& other);
   // "openai cannot hold thinking blocks (3), progress records (12); anthropic ..."
   std::string summary() const;
 

@@ -13,7 +13,27 @@
 
 namespace convo {
 
+void Output::flush_ready() {
+  if (!m_holding) {
+    flush();
+    return;
+  }
+  if (m_complete == 0) {
+    return;  // one incomplete conversation so far: it waits in memory
+  }
+  try {
+    emit(std::string_view(m_buffer.data(), m_complete));
+  } catch (...) {
+    m_buffer.clear();  // never written twice by a later flush
+    m_complete = 0;
+    throw;
+  }
+  m_buffer.erase(0, m_complete);
+  m_complete = 0;
+}
+
 void Output::flush() {
+  m_complete = 0;
   if (m_buffer.empty()) {
     return;
   }

@@ -3,6 +3,7 @@
 // failure a convo::Error with ExitCode::output.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -17,7 +18,7 @@ class Output {
   void write(std::string_view bytes) {
     m_buffer.append(bytes);
     if (m_buffer.size() >= k_flush_at) {
-      flush();
+      flush_ready();
     }
   }
   // Writes `line` and a LF.
@@ -25,19 +26,42 @@ class Output {
     m_buffer.append(line);
     m_buffer.push_back('\n');
     if (m_buffer.size() >= k_flush_at) {
-      flush();
+      flush_ready();
     }
   }
   // Hands everything buffered to the destination.
   void flush();
+
+  // --- Holding back incomplete output (all-or-nothing per conversation) ---
+  // While holding, the buffer is written out only up to the last `mark_complete`, so
+  // that `discard_incomplete` can take back what was written after it (the part of a
+  // conversation that failed). `flush` still writes everything.
+  void set_holding(bool on) {
+    m_holding = on;
+    m_complete = m_buffer.size();
+  }
+  bool holding() const { return m_holding; }
+  // Everything written so far is complete: it may be written out.
+  void mark_complete() { m_complete = m_buffer.size(); }
+  // While holding, drops what was written since the last `mark_complete`.
+  void discard_incomplete() {
+    if (m_holding) {
+      m_buffer.resize(std::min(m_complete, m_buffer.size()));
+    }
+  }
 
  protected:
   // Writes all of `bytes` to the destination or throws.
   virtual void emit(std::string_view bytes) = 0;
 
  private:
+  // Writes out what may be written: all, or the complete part while holding.
+  void flush_ready();
+
   static constexpr std::size_t k_flush_at = std::size_t{1} << 18;
   std::string m_buffer;
+  bool m_holding = false;
+  std::size_t m_complete = 0;  // while holding: bytes of m_buffer that are complete
 };
 
 // Writes to a file descriptor (standard output by default). `name` is used in error

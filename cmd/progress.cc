@@ -1,0 +1,91 @@
+#include "progress.h"
+
+#include <fmt/format.h>
+
+namespace convo::cli {
+
+namespace {
+
+constexpr auto k_first_draw = std::chrono::milliseconds(500);
+constexpr auto k_terminal_interval = std::chrono::milliseconds(250);
+constexpr auto k_log_interval = std::chrono::seconds(2);
+
+std::string human_count(double n) {
+  if (n >= 1e6) {
+    return fmt::format("{:.1f}M", n / 1e6);
+  }
+  if (n >= 1e3) {
+    return fmt::format("{:.1f}k", n / 1e3);
+  }
+  return fmt::format("{:.0f}", n);
+}
+
+}  // namespace
+
+ProgressMeter::ProgressMeter(const Progress& progress, bool terminal)
+    : m_progress(progress), m_terminal(terminal), m_start(std::chrono::steady_clock::now()) {
+  m_thread = std::thread([this] { run(); });
+}
+
+ProgressMeter::~ProgressMeter() {
+  {
+    std::lock_guard lock(m_mutex);
+    m_stop = true;
+  }
+  m_wake.notify_all();
+  m_thread.join();
+  std::lock_guard lock(m_mutex);
+  if (m_terminal && m_shown) {
+    std::fputs("\r\033[K", stderr);
+  } else if (!m_terminal) {
+    draw(true);
+  }
+  std::fflush(stderr);
+}
+
+void ProgressMeter::print_above(std::string_view line) {
+  std::lock_guard lock(m_mutex);
+  if (m_terminal && m_shown) {
+    std::fputs("\r\033[K", stderr);
+    m_shown = false;
+  }
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::fflush(stderr);
+}
+
+void ProgressMeter::run() {
+  std::unique_lock lock(m_mutex);
+  if (m_wake.wait_for(lock, k_first_draw, [this] { return m_stop; })) {
+    return;
+  }
+  for (;;) {
+    draw(false);
+    if (m_wake.wait_for(lock, m_terminal ? k_terminal_interval : k_log_interval,
+                        [this] { return m_stop; })) {
+      return;
+    }
+  }
+}
+
+// Called with m_mutex held.
+void ProgressMeter::draw(bool final) {
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+  auto records = static_cast<double>(m_progress.records.load(std::memory_order_relaxed));
+  auto bytes = static_cast<double>(m_progress.bytes.load(std::memory_order_relaxed));
+  std::string line = fmt::format(
+      "convo: {}/{} files, {:.1f} MB, {} records, {} records/s",
+      m_progress.inputs_done.load(std::memory_order_relaxed),
+      m_progress.inputs_total.load(std::memory_order_relaxed), bytes / 1e6, human_count(records),
+      human_count(seconds > 0 ? records / seconds : 0));
+  (void)final;
+  if (m_terminal) {
+    fmt::print(stderr, "\r\033[K{}", line);
+    m_shown = true;
+  } else {
+    fmt::print(stderr, "{}\n", line);
+  }
+  std::fflush(stderr);
+}
+
+}  // namespace convo::cli

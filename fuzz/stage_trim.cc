@@ -1,0 +1,19 @@
+// trim: a whole-conversation stage (token counting, atomic units, --allow-partial),
+// alternating strategies by input length.
+#include "fuzz.h"
+#include "stages/trim.h"
+#include "tokens.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  convo::TrimOptions options;
+  options.max_tokens = static_cast<std::int64_t>(size % 97) * 7;
+  options.strategy = size % 2 == 0 ? convo::TrimStrategy::last : convo::TrimStrategy::first;
+  options.allow_partial = size % 3 == 0;
+  options.include_system = options.strategy == convo::TrimStrategy::last && size % 5 == 0;
+  std::shared_ptr<const convo::TokenCounter> counter =
+      convo::make_token_counter(convo::TokenCountOptions{});
+  convo::fuzz::run_stage_on(data, size, [&] {
+    return convo::make_trim_stage(options, counter, convo::GroupBy::session, std::nullopt);
+  });
+  return 0;
+}

@@ -1,0 +1,66 @@
+#include "utf8.h"
+
+#include <cstdint>
+#include <cstring>
+
+namespace convo {
+
+std::optional<std::size_t> find_invalid_utf8(std::string_view text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+  while (i < n) {
+    if (i + 16 <= n) {
+      std::uint64_t a = 0;
+      std::uint64_t b = 0;
+      std::memcpy(&a, p + i, 8);
+      std::memcpy(&b, p + i + 8, 8);
+      if (((a | b) & 0x8080808080808080ULL) == 0) {
+        i += 16;
+        continue;
+      }
+    }
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    // The table of well-formed sequences in Unicode 15, section 3.9 (D92).
+    std::size_t length = 0;
+    unsigned char low = 0x80;
+    unsigned char high = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) {
+      length = 2;
+    } else if (c == 0xE0) {
+      length = 3;
+      low = 0xA0;
+    } else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) {
+      length = 3;
+    } else if (c == 0xED) {
+      length = 3;
+      high = 0x9F;
+    } else if (c == 0xF0) {
+      length = 4;
+      low = 0x90;
+    } else if (c >= 0xF1 && c <= 0xF3) {
+      length = 4;
+    } else if (c == 0xF4) {
+      length = 4;
+      high = 0x8F;
+    } else {
+      return i;
+    }
+    if (i + length > n || p[i + 1] < low || p[i + 1] > high) {
+      return i;
+    }
+    for (std::size_t k = 2; k < length; ++k) {
+      if ((p[i + k] & 0xC0) != 0x80) {
+        return i;
+      }
+    }
+    i += length;
+  }
+  return std::nullopt;
+}
+
+}  // namespace convo

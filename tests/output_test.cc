@@ -1,0 +1,48 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "io/output.h"
+
+using namespace convo;
+
+namespace {
+
+// Records what reaches the destination, emit by emit.
+class Recording final : public Output {
+ public:
+  std::string emitted;
+
+ protected:
+  void emit(std::string_view bytes) override { emitted.append(bytes); }
+};
+
+}  // namespace
+
+TEST_CASE("holding back: only complete output is written out early", "[output]") {
+  Recording out;
+  out.set_holding(true);
+  const std::string line(1000, 'x');
+  for (int i = 0; i < 300; ++i) {  // past the 256 KB flush point, none of it complete
+    out.write_line(line);
+  }
+  CHECK(out.emitted.empty());
+  out.mark_complete();
+  out.write_line("incomplete");
+  for (int i = 0; i < 300; ++i) {
+    out.write_line(line);
+  }
+  // The flush point wrote the complete part; the rest is held.
+  CHECK(out.emitted.size() == 300 * 1001);
+  out.discard_incomplete();
+  out.flush();
+  CHECK(out.emitted.size() == 300 * 1001);
+}
+
+TEST_CASE("without holding, discard_incomplete takes nothing back", "[output]") {
+  Recording out;
+  out.write_line("a");
+  out.discard_incomplete();
+  out.flush();
+  CHECK(out.emitted == "a\n");
+}
