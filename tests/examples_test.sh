@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every example shown to users, in `convo SUBCOMMAND --help` and in the EXAMPLES of
-# man/*.1, must be the first line of some golden case's `cmd`, so that it is run
+# Every example shown to users, in `convo SUBCOMMAND --help`, in the EXAMPLES of
+# man/*.1 and in README.md's ```sh blocks (the lines that run convo, with
+# continuation lines joined and a trailing "# comment" left off), must be the first line of some golden case's `cmd`, so that it is run
 # and its output checked (jq's man.test idea).
 #
 #   examples_test.sh CONVO_BINARY SOURCE_DIR
@@ -32,4 +33,14 @@ for page in "$src"/man/*.1; do
     [ -n "$example" ] && check "$(basename "$page")" "$example"
   done <<<"$examples"
 done
+# README.md: a line ending in "\" goes on with the next, whose indent becomes one space.
+examples=$(awk '/^```sh/ {on=1; next} /^```/ {on=0; next}
+                on { if (held != "") { sub(/^ +/, ""); $0 = held " " $0; held = "" }
+                     if (/\\$/) { sub(/ *\\$/, ""); held = $0; next }
+                     print }' "$src/README.md" |
+           sed -E 's/[[:space:]]+#.*$//' | grep -E "(^|[ |'])convo ")
+[ -n "$examples" ] || { echo "*** README.md shows no convo examples" >&2; missing=1; }
+while IFS= read -r example; do
+  [ -n "$example" ] && check README.md "$example"
+done <<<"$examples"
 exit $missing

@@ -15,9 +15,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/bin" "$tmp/work"
 ln -s "$(realpath "$binary")" "$tmp/bin/convo"
-# Run in a copy of the case, so commands that write files leave testdata/ clean.
+# Run in a copy of the case, so commands that write files leave testdata/ clean;
+# HOME is that copy too, so an example may name ~/.claude/projects/.
 cp -R "$case_dir/." "$tmp/work/"
-(cd "$tmp/work" && PATH="$tmp/bin:$PATH" LC_ALL=C bash -o pipefail ./cmd >"$tmp/out" 2>"$tmp/err")
+(cd "$tmp/work" && HOME="$tmp/work" PATH="$tmp/bin:$PATH" LC_ALL=C bash -o pipefail ./cmd >"$tmp/out" 2>"$tmp/err")
 code=$?
 
 if [ "$update" = "--update" ]; then
