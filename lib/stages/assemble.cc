@@ -6,6 +6,8 @@
 #include <map>
 
 #include "formats/fields.h"
+#include "io/compression.h"
+#include "io/input_list.h"
 #include "io/output.h"
 #include "sse_reader.h"
 
@@ -1045,9 +1047,13 @@ AssembleStats assemble(const AssembleOptions& options, Output& out, Diagnostics&
                        const Opener& open) {
   AssembleStats stats;
   LossReport loss(options.strict);
-  static const std::vector<std::string> k_stdin = {"-"};
-  for (const std::string& path : options.inputs.empty() ? k_stdin : options.inputs) {
-    StreamEventReader reader(open(path), display_name(path));
+  // As every subcommand reads: compressed streams decompressed, a directory as
+  // the transcript files below it.
+  std::vector<std::string> inputs =
+      options.inputs.empty() ? std::vector<std::string>{"-"} : expand_inputs(options.inputs);
+  for (const std::string& path : inputs) {
+    std::string name = display_name(path);
+    StreamEventReader reader(decompressing(open(path), name), name);
     std::vector<AssembledResponse> responses = assemble_stream(reader, diagnostics);
     FormatWriter writer(out, options.to, loss);
     for (AssembledResponse& response : responses) {
