@@ -83,8 +83,11 @@ TEST_CASE("a value of the wrong type anywhere is converted or a bad record with 
           "[hostile]") {
   std::size_t runs = 0;
   std::size_t bad = 0;
+  const std::size_t stride = k_sanitized ? 7 : 1;  // every mutation, or every 7th
   for (const char* record : k_records) {
-    for (const std::string& mutated : mutations(record)) {
+    std::vector<std::string> mutated_records = mutations(record);
+    for (std::size_t m = 0; m < mutated_records.size(); m += stride) {
+      const std::string& mutated = mutated_records[m];
       for (const FormatInfo& from : all_formats()) {
         for (const FormatInfo& to : all_formats()) {
           ReadOptions options{from.format, OnError::skip};
