@@ -14,7 +14,7 @@ struct AssembleArgs {
   OutputArgs output;
 };
 
-constexpr const char* k_help = R"(Assemble recorded streaming responses into messages.
+constexpr const char* k_assemble_help = R"(Assemble recorded streaming responses into messages.
 
 Examples:
   convo assemble response.sse
@@ -34,7 +34,7 @@ the place (exit 3; --on-error skip makes it a warning). See convo-assemble(1).)"
 void add_assemble(CLI::App& app, Runner& run) {
   auto args = std::make_shared<AssembleArgs>();
   CLI::App* sub = app.add_subcommand("assemble", "Assemble streamed responses into messages");
-  sub->description(k_help);
+  sub->description(k_assemble_help);
   add_output_flags(*sub, args->output);
   sub->add_option("FILE", args->input.files, "Streams to read; none or - reads standard input");
   sub->add_option("--on-error", args->input.on_error,

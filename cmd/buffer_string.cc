@@ -15,7 +15,7 @@ struct BufferStringArgs {
   std::string format = "prefix";
 };
 
-constexpr const char* k_help = R"(Write a transcript as text, one "Prefix: text" entry per message
+constexpr const char* k_buffer_string_help = R"(Write a transcript as text, one "Prefix: text" entry per message
 (LangChain's get_buffer_string).
 
 Examples:
@@ -35,7 +35,7 @@ See convo-buffer-string(1).)";
 void add_buffer_string(CLI::App& app, Runner& run) {
   auto args = std::make_shared<BufferStringArgs>();
   CLI::App* sub = app.add_subcommand("buffer-string", "Write a transcript as readable text");
-  sub->description(k_help);
+  sub->description(k_buffer_string_help);
   BufferStringOptions& o = args->options;
   auto prefix = [&](const char* name, std::string& value, const char* what) {
     sub->add_option(name, value, what)->capture_default_str()->option_text("TEXT");

@@ -16,7 +16,7 @@ struct CheckArgs {
   std::string format = "text";
 };
 
-constexpr const char* k_help =
+constexpr const char* k_check_help =
     R"(Check conversations against an API's rules and the files' own integrity.
 
 Examples:
@@ -36,7 +36,7 @@ joined, nothing repaired. See convo-check(1) for every rule.)";
 void add_check(CLI::App& app, Runner& run) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* sub = app.add_subcommand("check", "Check conversations against an API's rules, for CI");
-  sub->description(k_help);
+  sub->description(k_check_help);
   sub->add_option("--for", args->target, "Whose rules: anthropic or openai")
       ->capture_default_str()
       ->check(one_of({"anthropic", "openai"}, "--for value"));

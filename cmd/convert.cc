@@ -13,7 +13,7 @@ struct ConvertArgs {
   OutputArgs output;
 };
 
-constexpr const char* k_help = R"(Convert transcripts between formats.
+constexpr const char* k_convert_help = R"(Convert transcripts between formats.
 
 Examples:
   convo convert --to openai session.jsonl > chat.jsonl
@@ -30,7 +30,7 @@ makes any loss an error. See convo-convert(1) for every mapping.)";
 void add_convert(CLI::App& app, Runner& run) {
   auto args = std::make_shared<ConvertArgs>();
   CLI::App* sub = app.add_subcommand("convert", "Convert transcripts between formats");
-  sub->description(k_help);
+  sub->description(k_convert_help);
   add_output_flags(*sub, args->output, /*to_required=*/true);
   add_input_flags(*sub, args->input);
   sub->callback([args, &run] {

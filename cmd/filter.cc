@@ -18,7 +18,7 @@ struct FilterArgs {
   std::vector<std::string> tool_calls;
 };
 
-constexpr const char* k_help = R"(Keep or drop records by type, name and id (LangChain's filter_messages).
+constexpr const char* k_filter_help = R"(Keep or drop records by type, name and id (LangChain's filter_messages).
 
 Examples:
   convo filter --include-types human,ai session.jsonl
@@ -51,7 +51,7 @@ TypeSet to_types(const std::vector<std::string>& values) {
 void add_filter(CLI::App& app, Runner& run) {
   auto args = std::make_shared<FilterArgs>();
   CLI::App* sub = app.add_subcommand("filter", "Keep or drop records by type, name and id");
-  sub->description(k_help);
+  sub->description(k_filter_help);
   auto list = [&](const char* name, std::vector<std::string>& values, const char* what) {
     return sub->add_option(name, values, what)
         ->delimiter(',')

@@ -14,7 +14,7 @@ struct MergeRunsArgs {
   std::string separator = "\\n";
 };
 
-constexpr const char* k_help = R"(Merge consecutive messages of one role (LangChain's merge_message_runs).
+constexpr const char* k_merge_runs_help = R"(Merge consecutive messages of one role (LangChain's merge_message_runs).
 
 Examples:
   convo merge-runs chat.jsonl
@@ -50,7 +50,7 @@ void add_merge_runs(CLI::App& app, Runner& run) {
   auto args = std::make_shared<MergeRunsArgs>();
   CLI::App* sub =
       app.add_subcommand("merge-runs", "Merge consecutive messages of one role into one");
-  sub->description(k_help);
+  sub->description(k_merge_runs_help);
   sub->add_option("--separator", args->separator,
                   "Put between two merged texts when both are non-empty; \\n, \\t and \\\\ "
                   "are read as newline, tab and backslash")

@@ -25,7 +25,7 @@ struct NormalizeArgs {
   bool sidechains = false;
 };
 
-constexpr const char* k_help =
+constexpr const char* k_normalize_for_api_help =
     R"(Turn a transcript into Anthropic Messages API messages that the API accepts.
 
 Examples:
@@ -48,7 +48,7 @@ void add_normalize_for_api(CLI::App& app, Runner& run) {
   auto args = std::make_shared<NormalizeArgs>();
   CLI::App* sub = app.add_subcommand("normalize-for-api",
                                      "Turn a transcript into messages the Anthropic API accepts");
-  sub->description(k_help);
+  sub->description(k_normalize_for_api_help);
   sub->add_flag("--request", args->request,
                 "Write one complete request body per conversation (model, max_tokens, "
                 "system, messages) instead of one message per line");

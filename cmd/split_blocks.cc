@@ -13,7 +13,7 @@ struct SplitBlocksArgs {
   OutputArgs output;
 };
 
-constexpr const char* k_help =
+constexpr const char* k_split_blocks_help =
     R"(Split every message into one record per content block, as Claude Code's UI does.
 
 Examples:
@@ -32,7 +32,7 @@ void add_split_blocks(CLI::App& app, Runner& run) {
   auto args = std::make_shared<SplitBlocksArgs>();
   CLI::App* sub =
       app.add_subcommand("split-blocks", "Split messages into one record per content block");
-  sub->description(k_help);
+  sub->description(k_split_blocks_help);
   add_output_flags(*sub, args->output);
   add_input_flags(*sub, args->input);
   sub->callback([args, &run] {

@@ -27,7 +27,7 @@ struct TrimArgs {
   double chars_per_token = k_chars_per_token;
 };
 
-constexpr const char* k_help = R"(Keep the part of each conversation that fits in a token budget.
+constexpr const char* k_trim_help = R"(Keep the part of each conversation that fits in a token budget.
 
 Examples:
   convo trim --max-tokens 300 session.jsonl
@@ -50,7 +50,7 @@ convo-trim(1) for every rule.)";
 void add_trim(CLI::App& app, Runner& run) {
   auto args = std::make_shared<TrimArgs>();
   CLI::App* sub = app.add_subcommand("trim", "Keep what fits in a token budget, tool calls whole");
-  sub->description(k_help);
+  sub->description(k_trim_help);
   sub->add_option("--max-tokens", args->max_tokens, "The token budget of each conversation")
       ->required()
       ->option_text("N")

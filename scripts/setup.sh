@@ -26,7 +26,7 @@ convo_install_packages() {
 convo_build() {
   local dir=$1
   shift
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null &&
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONVO_UNITY_BUILD=ON "$@" >/dev/null &&
     cmake --build "$dir" -j "$(nproc)"
 }
 
