@@ -350,6 +350,8 @@ std::vector<Message> trim_counted(std::vector<Message> conversation,
 // JSON. Kept: kind, role, names, envelope, usage, and each block's type and ids
 // (for tool links and message types).
 void release_content(Message& message) {
+  // Swapped with empty ones, not assigned: libstdc++'s move assignment from an
+  // empty (short) string keeps the target's heap buffer.
   auto release = [](std::string& s) { std::string().swap(s); };
   release(message.content.text);
   for (Block& block : message.content.blocks) {
@@ -358,7 +360,8 @@ void release_content(Message& message) {
     release(block.cache_control);
     release(block.source.data);
     block.signature.reset();
-    block.result = Content{};
+    release(block.result.text);
+    std::vector<Block>().swap(block.result.blocks);
     block.json = nullptr;
     block.input_value = nullptr;
     block.json_owner.reset();
