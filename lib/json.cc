@@ -8,6 +8,94 @@
 #include <cstring>
 #include <stdexcept>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+namespace convo {
+
+// Bytes of zeros kept after the text of an in-place parse, so that the string scan
+// below may load 16 bytes at any position up to the terminating NUL.
+constexpr std::size_t k_parse_padding = 16;
+
+// The stream of parse_json and parse_json_prefix: a type of its own, so that the
+// reader scans its strings byte by byte rather than with RapidJSON's SSE2 scan for
+// StringStream, which lets the raw control characters 0x1A-0x1F through (it
+// compares with 0x19). Those are an error in every parse, in every build. This
+// parse serves short texts (tool inputs, stream events), multi-line documents and
+// the second look at a bad line; records go through parse_json_in_place.
+struct StrictStringStream : rapidjson::StringStream {
+  explicit StrictStringStream(const char* text) : rapidjson::StringStream(text) {}
+};
+
+#ifdef __SSE2__
+// The stream of an in-place parse whose text is followed by k_parse_padding
+// readable bytes. A type of its own, so that the reader takes the string scan
+// specialised for it below rather than its own for InsituStringStream.
+struct PaddedInsituStream : rapidjson::InsituStringStream {
+  explicit PaddedInsituStream(char* text) : rapidjson::InsituStringStream(text) {}
+};
+#else
+using PaddedInsituStream = rapidjson::InsituStringStream;
+#endif
+
+}  // namespace convo
+
+// Copied into a local by the reader, as RapidJSON's own string streams are (faster).
+template <>
+struct rapidjson::StreamTraits<convo::StrictStringStream> {
+  enum { copyOptimization = 1 };
+};
+
+#ifdef __SSE2__
+template <>
+struct rapidjson::StreamTraits<convo::PaddedInsituStream> {
+  enum { copyOptimization = 1 };
+};
+
+// Copies (or, before the first escape, skips) a string's bytes up to the next
+// quote, backslash or control character, 16 at a time. RapidJSON's own version
+// goes byte by byte to a 16-byte boundary before each SIMD run (its input may end
+// anywhere); in transcripts, whose tool output has an escape every ~20 bytes, that
+// prologue is most of the parse. The padding lets every load be unaligned instead.
+// It also stops at 0x1A-0x1F, which RapidJSON's SSE2 scan lets through (it compares
+// with 0x19), so that raw control characters are an error as in the byte-wise parse.
+template <>
+template <>
+inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, rapidjson::CrtAllocator>::
+    ScanCopyUnescapedString<convo::PaddedInsituStream, convo::PaddedInsituStream>(
+        convo::PaddedInsituStream& is, convo::PaddedInsituStream& /*os: the same stream*/) {
+  char* p = is.src_;
+  char* q = is.dst_;
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i below_space = _mm_set1_epi8(0x1F);
+  for (;;) {
+    const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i special =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(s, quote), _mm_cmpeq_epi8(s, backslash)),
+                     _mm_cmpeq_epi8(_mm_max_epu8(s, below_space), below_space));
+    const auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
+    if (mask == 0) {
+      if (p != q) {
+        // q < p: the bytes overwritten past p are among the 16 just loaded.
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(q), s);
+      }
+      p += 16;
+      q += 16;
+      continue;
+    }
+    const auto length = static_cast<std::size_t>(__builtin_ctz(mask));
+    if (p != q) {
+      std::memmove(q, p, length);
+    }
+    is.src_ = p + length;
+    is.dst_ = q + length;
+    return;
+  }
+}
+#endif
+
 namespace convo {
 
 void json_assertion_failed(const char* expression) {
@@ -122,7 +210,7 @@ std::string describe(rapidjson::ParseErrorCode code, std::string_view text, std:
 
 std::optional<JsonParseError> parse_at(std::string_view text, JsonDoc& doc,
                                        std::size_t& consumed) {
-  rapidjson::StringStream stream(text.data());
+  StrictStringStream stream(text.data());
   rapidjson::ParseResult result;
   bool too_deep = false;
   auto generator = [&](JsonDoc& target) {
@@ -166,8 +254,16 @@ std::optional<JsonParseError> parse_json(std::string_view text, JsonDoc& doc) {
   return std::nullopt;
 }
 
+void reserve_parse_padding(std::string& text, std::size_t size) {
+  text.reserve(size + k_parse_padding);
+}
+
 bool parse_json_in_place(std::string& text, JsonDoc& doc) {
-  rapidjson::InsituStringStream stream(text.data());
+  // Zeros after the text (appended and taken off again: only the capacity stays).
+  const std::size_t size = text.size();
+  text.append(k_parse_padding, '\0');
+  text.resize(size);
+  PaddedInsituStream stream(text.data());
   rapidjson::ParseResult result;
   auto generator = [&](JsonDoc& target) {
     DepthLimitedHandler handler(target);

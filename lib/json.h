@@ -25,7 +25,9 @@ namespace convo {
 // whitespace 16 bytes at a time with SSE2 (every x86-64 CPU has it) or NEON, which
 // about halves the parse. Those loads may read past the end of the text within an
 // aligned 16-byte block (never across a page), which AddressSanitizer reports, so
-// sanitized builds scan byte by byte.
+// sanitized builds do without them. (Records are parsed in place with a scan of
+// convo's own, lib/json.cc, which reads only padding it owns and runs in every
+// build.)
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define CONVO_NO_JSON_SIMD
@@ -136,6 +138,10 @@ std::optional<JsonParseError> parse_json(std::string_view text, JsonDoc& doc);
 // which must outlive `doc`, and `text`'s bytes are changed. Returns false when
 // `text` is not one JSON value; parse a pristine copy with `parse_json` to learn why.
 bool parse_json_in_place(std::string& text, JsonDoc& doc);
+
+// Makes room in `text` for `size` bytes and what parse_json_in_place adds after
+// them, so that it need not move them: call before filling `text`.
+void reserve_parse_padding(std::string& text, std::size_t size);
 
 // Parses the first JSON value of `text` (leading whitespace skipped) into `doc` and
 // stores in `consumed` the offset just past it. Same NUL rule as `parse_json`.

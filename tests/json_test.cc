@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "json.h"
 
@@ -144,6 +146,56 @@ TEST_CASE("every character that needs escaping is escaped, wherever it is", "[js
                          [](char c) { return static_cast<unsigned char>(c) < 0x20; }));
       REQUIRE_FALSE(convo::parse_json(json, back));
       CHECK(std::string(convo::view_of(back)) == text);
+    }
+  }
+}
+
+TEST_CASE("parse_json_in_place unescapes strings of every length and escape pattern",
+          "[json]") {
+  // The in-place parse scans strings 16 bytes at a time from any offset; these
+  // strings put escapes, multi-byte characters and the end of the string at every
+  // position of those blocks, and compare with what was written.
+  const std::vector<std::string> pieces = {"a", "bc", "\xc3\xa9", "\xf0\x9f\x98\x80", "\n",
+                                           "\"", "\\", "\t", "\x1b", "/", "xxxxxxxxxxxxxxxx"};
+  std::uint32_t state = 12345;
+  auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return state >> 8;
+  };
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    const std::size_t parts = next() % 40;
+    for (std::size_t i = 0; i < parts; ++i) {
+      text += pieces[next() % pieces.size()];
+    }
+    convo::JsonDoc doc;
+    doc.SetObject();
+    doc.AddMember("k", convo::JsonValue(text.data(), static_cast<rapidjson::SizeType>(text.size()),
+                                       doc.GetAllocator()),
+                  doc.GetAllocator());
+    std::string json = convo::to_json(doc);
+    json.shrink_to_fit();  // no spare capacity: the parse must make its own room
+    INFO("round " << round << ": " << json);
+    convo::JsonDoc back;
+    REQUIRE(convo::parse_json_in_place(json, back));
+    CHECK(std::string(convo::view_of(back["k"])) == text);
+  }
+}
+
+TEST_CASE("parse_json_in_place refuses raw control characters in strings, wherever they are",
+          "[json]") {
+  for (int control = 1; control < 0x20; ++control) {
+    for (std::size_t at = 1; at < 40; ++at) {
+      std::string json = "\"" + std::string(48, 'x') + "\"";
+      json[at] = static_cast<char>(control);
+      if (at > 20) {
+        json[at / 3 + 1] = '\\';  // an escape before it: the copying scan
+        json[at / 3 + 2] = 'n';
+      }
+      INFO("character " << control << " at " << at);
+      convo::JsonDoc doc;
+      CHECK_FALSE(convo::parse_json_in_place(json, doc));
+      CHECK(convo::parse_json(json, doc));  // and the error parse says so too
     }
   }
 }

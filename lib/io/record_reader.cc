@@ -110,6 +110,7 @@ bool RecordReader::next(Record& record) {
   record.where = Location{m_file, number, 0};
   record.error.clear();
   record.source = std::make_shared<Source>();
+  reserve_parse_padding(record.source->text, line.size());
   record.source->text.assign(line.data(), line.size());
   const bool first = m_first;
   m_first = false;
