@@ -28,12 +28,8 @@ namespace convo {
 // sanitized builds do without them. (Records are parsed in place with a scan of
 // convo's own, lib/json.cc, which reads only padding it owns and runs in every
 // build.)
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CONVO_NO_JSON_SIMD
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
+#include "sanitizer.h"
+#ifdef CONVO_ASAN
 #define CONVO_NO_JSON_SIMD
 #endif
 //

@@ -11,20 +11,15 @@
 #include "formats/format.h"
 #include "message.h"
 #include "pipeline.h"
+#include "sanitizer.h"
 
 namespace convo::test {
 
 // True in a build with AddressSanitizer, where code runs about 20 times slower: the
 // widest generated sweeps take a deterministic sample there (every case still runs
 // in the plain build), so that the sanitizer suite stays within CI's time.
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef CONVO_ASAN
 inline constexpr bool k_sanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-inline constexpr bool k_sanitized = true;
-#else
-inline constexpr bool k_sanitized = false;
-#endif
 #else
 inline constexpr bool k_sanitized = false;
 #endif
