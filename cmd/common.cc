@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <memory>
 #include <thread>
@@ -192,6 +193,19 @@ CLI::Validator type_names() {
       "TYPE,...");
 }
 
+void write_stderr(std::string_view text) noexcept {
+  while (!text.empty()) {
+    ssize_t n = ::write(STDERR_FILENO, text.data(), text.size());
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      return;  // closed, full or gone: nothing better to do with a diagnostic
+    }
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
 void StderrDiagnostics::warning(const Location& where, std::string_view what) {
   std::string place = where.str();
   std::string line = place.empty() ? fmt::format("convo: warning: {}\n", what)
@@ -199,7 +213,7 @@ void StderrDiagnostics::warning(const Location& where, std::string_view what) {
   if (g_meter != nullptr) {
     g_meter->print_above(line);
   } else {
-    std::fputs(line.c_str(), stderr);
+    write_stderr(line);
   }
 }
 

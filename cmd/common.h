@@ -80,6 +80,10 @@ CLI::Validator one_of(std::vector<std::string> choices, std::string what);
 // hint for a near miss.
 CLI::Validator type_names();
 
+// Writes `text` to stderr, unbuffered. Never throws and never aborts: a closed or
+// full stderr (2>&-, 2>/dev/full) loses the text, and the exit code still tells.
+void write_stderr(std::string_view text) noexcept;
+
 // Prints warnings to stderr: `convo: FILE:LINE:COL: warning: what`.
 class StderrDiagnostics final : public Diagnostics {
  public:

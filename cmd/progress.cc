@@ -79,12 +79,14 @@ void ProgressMeter::draw(bool final) {
       m_progress.inputs_total.load(std::memory_order_relaxed), bytes / 1e6, human_count(records),
       human_count(seconds > 0 ? records / seconds : 0));
   (void)final;
+  // fputs, not fmt::print: a closed or full stderr must not throw on this thread.
   if (m_terminal) {
-    fmt::print(stderr, "\r\033[K{}", line);
+    line.insert(0, "\r\033[K");
     m_shown = true;
   } else {
-    fmt::print(stderr, "{}\n", line);
+    line.push_back('\n');
   }
+  std::fputs(line.c_str(), stderr);
   std::fflush(stderr);
 }
 

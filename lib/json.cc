@@ -62,7 +62,7 @@ struct rapidjson::StreamTraits<convo::PaddedInsituStream> {
 // with 0x19), so that raw control characters are an error as in the byte-wise parse.
 template <>
 template <>
-inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, rapidjson::CrtAllocator>::
+inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, convo::JsonBaseAllocator>::
     ScanCopyUnescapedString<convo::PaddedInsituStream, convo::PaddedInsituStream>(
         convo::PaddedInsituStream& is, convo::PaddedInsituStream& /*os: the same stream*/) {
   char* p = is.src_;
@@ -103,6 +103,9 @@ void json_assertion_failed(const char* expression) {
 }
 
 namespace {
+
+// The parser's own stack (for strings and nesting) throws on exhaustion too.
+using JsonReader = rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, JsonBaseAllocator>;
 
 constexpr unsigned k_parse_flags =
     rapidjson::kParseStopWhenDoneFlag | rapidjson::kParseFullPrecisionFlag;
@@ -215,7 +218,7 @@ std::optional<JsonParseError> parse_at(std::string_view text, JsonDoc& doc,
   bool too_deep = false;
   auto generator = [&](JsonDoc& target) {
     DepthLimitedHandler handler(target);
-    rapidjson::Reader reader;
+    JsonReader reader;
     result = reader.Parse<k_parse_flags>(stream, handler);
     too_deep = handler.too_deep();
     return !result.IsError();
@@ -267,7 +270,7 @@ bool parse_json_in_place(std::string& text, JsonDoc& doc) {
   rapidjson::ParseResult result;
   auto generator = [&](JsonDoc& target) {
     DepthLimitedHandler handler(target);
-    rapidjson::Reader reader;
+    JsonReader reader;
     result = reader.Parse<k_parse_flags | rapidjson::kParseInsituFlag>(stream, handler);
     return !result.IsError();
   };

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -110,9 +112,47 @@ inline bool rapidjson::Writer<rapidjson::StringBuffer>::ScanWriteUnescapedString
 
 namespace convo {
 
-using JsonDoc = rapidjson::Document;
-using JsonValue = rapidjson::Value;
-using JsonAllocator = JsonDoc::AllocatorType;
+// The allocator under every parsed document. RapidJSON's own returns null when
+// memory runs out and the parser then writes through that null pointer (a
+// segfault, not an error); this one throws std::bad_alloc, which the pipeline
+// turns into "out of memory" at the record being read (exit 5).
+struct JsonBaseAllocator {
+  static const bool kNeedFree = true;
+  void* Malloc(std::size_t size) {
+    if (size == 0) {
+      return nullptr;
+    }
+    void* p = std::malloc(size);
+    if (p == nullptr) {
+      throw std::bad_alloc();
+    }
+    return p;
+  }
+  void* Realloc(void* original, std::size_t original_size, std::size_t new_size) {
+    (void)original_size;
+    if (new_size == 0) {
+      std::free(original);
+      return nullptr;
+    }
+    void* p = std::realloc(original, new_size);
+    if (p == nullptr) {
+      throw std::bad_alloc();
+    }
+    return p;
+  }
+  static void Free(void* p) { std::free(p); }
+};
+
+// The one (stateless) base allocator that pools take their chunks from; without
+// it each pool would make its own on the heap.
+inline JsonBaseAllocator& json_base_allocator() {
+  static JsonBaseAllocator base;
+  return base;
+}
+
+using JsonAllocator = rapidjson::MemoryPoolAllocator<JsonBaseAllocator>;
+using JsonDoc = rapidjson::GenericDocument<rapidjson::UTF8<>, JsonAllocator, JsonBaseAllocator>;
+using JsonValue = rapidjson::GenericValue<rapidjson::UTF8<>, JsonAllocator>;
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
 // Deeper nesting than this is a parse error. Every recursive walk over parsed JSON

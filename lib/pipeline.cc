@@ -112,6 +112,26 @@ class InputReader {
       input = std::make_unique<CountingSource>(std::move(input), m_options.progress->bytes);
     }
     RecordReader reader(decompressing(std::move(input), name), name);
+    try {
+      read_records(reader);
+    } catch (const std::bad_alloc&) {
+      // Say where: the record being read, or the end of the input when a whole
+      // conversation was being worked on. What was freed on the way here pays for
+      // the message.
+      m_decoded = {};
+      throw Error(Location{reader.file(), reader.line()},
+                  "out of memory (a conversation or record too large for the memory "
+                  "convo may use)",
+                  ExitCode::internal);
+    }
+    publish_progress();
+    if (m_options.progress != nullptr) {
+      m_options.progress->inputs_done.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+ private:
+  void read_records(RecordReader& reader) {
     Format format = m_options.from.value_or(Format::none);
     std::vector<Record> pending;
     if (!m_options.from) {
@@ -130,13 +150,8 @@ class InputReader {
       handle(std::move(record), decoder.get(), format);
     }
     m_handler.end_input();
-    publish_progress();
-    if (m_options.progress != nullptr) {
-      m_options.progress->inputs_done.fetch_add(1, std::memory_order_relaxed);
-    }
   }
 
- private:
   Format detect(RecordReader& reader, std::vector<Record>& pending) {
     std::vector<const JsonValue*> samples;
     Record record;

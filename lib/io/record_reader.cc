@@ -109,7 +109,7 @@ bool RecordReader::next(Record& record) {
   record.raw.assign(line.data(), line.size());
   record.where = Location{m_file, number, 0};
   record.error.clear();
-  record.source = std::make_shared<Source>();
+  record.source = std::make_shared<Source>(line.size());
   reserve_parse_padding(record.source->text, line.size());
   record.source->text.assign(line.data(), line.size());
   const bool first = m_first;

@@ -41,6 +41,9 @@ class RecordReader {
   // The name used in locations ("<stdin>" for standard input).
   const std::shared_ptr<const std::string>& file() const { return m_file; }
 
+  // The number of the last line read.
+  std::uint64_t line() const { return m_line; }
+
  private:
   bool next_line(std::string_view& line, std::uint64_t& number);
   void fill();
