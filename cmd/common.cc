@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <limits>
+#include <optional>
 #include <cstdio>
 #include <memory>
 #include <thread>
@@ -25,6 +28,30 @@ ProgressMeter* g_meter = nullptr;
 
 bool shows_progress(const InputArgs& args) {
   return !args.quiet && (args.progress || ::isatty(STDERR_FILENO) == 1);
+}
+
+// A size in bytes, with an optional K, M or G (KiB, MiB, GiB): "64M". Nullopt
+// when it is not one, or is 0, or does not fit.
+std::optional<std::uint64_t> parse_size(std::string_view text) {
+  std::uint64_t unit = 1;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'K': case 'k': unit = std::uint64_t{1} << 10; break;
+      case 'M': case 'm': unit = std::uint64_t{1} << 20; break;
+      case 'G': case 'g': unit = std::uint64_t{1} << 30; break;
+      default: break;
+    }
+    if (unit != 1) {
+      text.remove_suffix(1);
+    }
+  }
+  std::uint64_t n = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || n == 0 ||
+      n > std::numeric_limits<std::uint64_t>::max() / unit) {
+    return std::nullopt;
+  }
+  return n * unit;
 }
 
 }  // namespace
@@ -50,6 +77,19 @@ void add_input_flags(CLI::App& sub, InputArgs& args) {
   sub.add_option("-j,--jobs", args.jobs,
                  "Process N inputs at once (0: one per CPU); the output is the same as with 1")
       ->option_text("N");
+  sub.add_option("--max-record-size", args.max_record_size,
+                 "The longest record (line) to read, in bytes or with K, M, G; a longer "
+                 "one stops the run (exit 3)")
+      ->capture_default_str()
+      ->option_text("SIZE")
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            return parse_size(value) ? ""
+                                     : fmt::format("'{}' is not a size in "
+                                                   "bytes (such as 1048576, 64M or 2G)",
+                                                   value);
+          },
+          "SIZE"));
   sub.add_flag("-q,--quiet", args.quiet, "No progress line on stderr (warnings still appear)");
   sub.add_flag("--progress", args.progress,
                "Show progress on stderr even when it is not a terminal");
@@ -86,6 +126,7 @@ ReadOptions read_options(const InputArgs& args) {
   } else if (args.on_error == "keep") {
     options.on_error = OnError::keep;
   }
+  options.max_record_size = parse_size(args.max_record_size).value_or(k_default_max_record_size);
   options.jobs = args.jobs != 0 ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
   if (shows_progress(args)) {
     options.progress = &g_progress;

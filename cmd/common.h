@@ -29,6 +29,7 @@ struct InputArgs {
   unsigned jobs = 1;   // inputs processed at once; 0: one per CPU
   bool quiet = false;     // no progress line
   bool progress = false;  // a progress line even when stderr is not a terminal
+  std::string max_record_size = "1G";  // --max-record-size: bytes, or with K, M, G
 };
 
 void add_input_flags(CLI::App& sub, InputArgs& args);

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -111,7 +114,7 @@ class InputReader {
     if (m_options.progress != nullptr) {
       input = std::make_unique<CountingSource>(std::move(input), m_options.progress->bytes);
     }
-    RecordReader reader(decompressing(std::move(input), name), name);
+    RecordReader reader(decompressing(std::move(input), name), name, m_options.max_record_size);
     try {
       read_records(reader);
     } catch (const std::bad_alloc&) {
@@ -361,6 +364,34 @@ void flush_complete(Output& out) {
 
 // --- Parallel runs (-j) ---
 
+// Descriptors kept back from parallel inputs: standard streams, -o's file, the
+// allocator's and libraries' own.
+constexpr rlim_t k_reserved_descriptors = 32;
+
+// How many inputs may be open at once: each job holds one descriptor, and `-j
+// 100000` over a large directory must not fail with "Too many open files". The
+// soft limit is raised to the hard one first, as far as that goes.
+std::size_t open_inputs_allowed() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    return 1;
+  }
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) {
+      limit = raised;
+    }
+  }
+  if (limit.rlim_cur == RLIM_INFINITY) {
+    return std::numeric_limits<std::size_t>::max();
+  }
+  if (limit.rlim_cur <= 2 * k_reserved_descriptors) {
+    return 1;
+  }
+  return static_cast<std::size_t>(limit.rlim_cur - k_reserved_descriptors);
+}
+
 // Output waiting behind an earlier, unfinished input, in all: past this, the jobs
 // that are not the earliest wait for the writer.
 constexpr std::size_t k_parallel_buffer = std::size_t{64} << 20;
@@ -384,7 +415,8 @@ class ParallelRun {
 
   // Runs the jobs and hands their results on, in input order, from this thread.
   ReadStats run(Output& out, LossReport& loss, Diagnostics& diagnostics) {
-    std::size_t workers = std::min<std::size_t>(m_options.jobs, m_inputs.size());
+    std::size_t workers = std::min<std::size_t>(
+        {m_options.jobs, m_inputs.size(), open_inputs_allowed()});
     for (std::size_t i = 0; i < workers; ++i) {
       m_threads.emplace_back([this] { work(); });
     }

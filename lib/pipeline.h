@@ -15,6 +15,7 @@
 #include "diagnostics.h"
 #include "formats/format.h"
 #include "io/input.h"
+#include "io/record_reader.h"
 #include "message.h"
 
 namespace convo {
@@ -43,6 +44,8 @@ struct ReadOptions {
   // Inputs processed at once by `run_stage` (`-j`); the output is the same as with 1.
   unsigned jobs = 1;
   Progress* progress = nullptr;  // counters to update, or none
+  // Longer records stop the run (RecordReader); `--max-record-size`.
+  std::uint64_t max_record_size = k_default_max_record_size;
 };
 
 // Receives what `read_inputs` reads.

@@ -48,6 +48,17 @@ line=$(printf '{"role":"user","content":"%02000d"}' 0)
 grep -q '^convo: <stdin>:[0-9]*: out of memory' oom.err ||
   fail "out of memory without its place: $(head -c 300 oom.err)"
 
+# --- -j past the descriptor limit: jobs are capped, not failed. ---
+mkdir many
+for i in $(seq 200); do cp good.jsonl many/$i.jsonl; done
+(
+  ulimit -n 64
+  "$convo" filter -j 100000 many >many.out 2>many.err
+  echo $? >many.code
+)
+[ "$(cat many.code)" = 0 ] || fail "-j 100000 under ulimit -n 64: exit $(cat many.code): $(head -c 300 many.err)"
+[ "$(wc -l <many.out)" = 400 ] || fail "-j 100000 under ulimit -n 64 lost records"
+
 # --- -o onto a symlink writes the file it points to; the link stays. ---
 printf 'old\n' >real.jsonl
 ln -s real.jsonl link.jsonl
