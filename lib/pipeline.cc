@@ -76,23 +76,32 @@ class CountingSource final : public ByteSource {
   std::atomic<std::uint64_t>& m_bytes;
 };
 
+// Bad records of one input warned about one by one; past this, one more warning
+// says the rest are only counted (the closing count has them all). A broken input
+// may hold millions, and their warnings would bury everything else.
+constexpr std::uint64_t k_warnings_per_input = 100;
+
 // Applies --on-error to a bad record at `where`: throws under fail, else warns and
 // counts, and returns true when the record is to be written through (keep).
+// `warned` counts the warnings given for the input so far.
 bool bad_record(OnError policy, const Location& where, const std::string& what,
-                Diagnostics& diagnostics, ReadStats& stats) {
-  switch (policy) {
-    case OnError::fail:
-      throw Error(where, what);
-    case OnError::skip:
-      ++stats.bad;
-      diagnostics.warning(where, fmt::format("skipped bad record: {}", what));
-      return false;
-    case OnError::keep:
-      ++stats.bad;
-      diagnostics.warning(where, fmt::format("kept bad record as is: {}", what));
-      return true;
+                Diagnostics& diagnostics, ReadStats& stats, std::uint64_t& warned) {
+  if (policy == OnError::fail) {
+    throw Error(where, what);
   }
-  return false;
+  ++stats.bad;
+  ++warned;
+  const bool skip = policy == OnError::skip;
+  if (warned <= k_warnings_per_input) {
+    diagnostics.warning(where, fmt::format("{} bad record{}: {}", skip ? "skipped" : "kept",
+                                           skip ? "" : " as is", what));
+  } else if (warned == k_warnings_per_input + 1) {
+    diagnostics.warning(Location{where.file},
+                        fmt::format("more bad records in this input are {} without a warning "
+                                    "each (the count at the end has them all)",
+                                    skip ? "skipped" : "kept"));
+  }
+  return !skip;
 }
 
 // Reads one input at a time: detects its format, decodes its records and applies the
@@ -109,6 +118,7 @@ class InputReader {
         m_cancel(cancel) {}
 
   void read(const std::string& path) {
+    m_warned = 0;
     std::string name = display_name(path);
     std::unique_ptr<ByteSource> input = m_open(path);
     if (m_options.progress != nullptr) {
@@ -212,7 +222,7 @@ class InputReader {
   }
 
   void bad(Record&& record, Format format, const Location& where, const std::string& what) {
-    if (bad_record(m_options.on_error, where, what, m_diagnostics, m_stats)) {
+    if (bad_record(m_options.on_error, where, what, m_diagnostics, m_stats, m_warned)) {
       Message message;
       message.kind = Kind::invalid;
       message.role = Role::none;
@@ -232,6 +242,7 @@ class InputReader {
   const std::atomic<bool>* m_cancel;
   std::vector<Message> m_decoded;
   std::uint64_t m_unpublished = 0;  // records not yet added to the progress counters
+  std::uint64_t m_warned = 0;       // bad records warned about in this input
 };
 
 // The sink a stage writes to: applies --on-error to a message that cannot be
@@ -270,7 +281,7 @@ class GuardedSink final : public MessageSink {
     if (m_policy == OnError::fail) {
       throw;
     }
-    if (bad_record(m_policy, error.where(), error.what(), m_diagnostics, m_stats)) {
+    if (bad_record(m_policy, error.where(), error.what(), m_diagnostics, m_stats, m_warned)) {
       m_out.write_line(error.raw());
     }
   }
@@ -280,6 +291,7 @@ class GuardedSink final : public MessageSink {
   OnError m_policy;
   Diagnostics& m_diagnostics;
   ReadStats& m_stats;
+  std::uint64_t m_warned = 0;  // bad records warned about in this input
 };
 
 // Runs one input through a fresh stage and sink, marking the output complete after

@@ -212,7 +212,13 @@ bool RecordReader::try_document_mode(Record& record) {
   std::size_t consumed = 0;
   if (auto error = parse_json_prefix(text, source->doc, consumed)) {
     std::size_t first_line_end = std::min(text.find('\n'), text.size());
-    if (error->offset <= first_line_end) {
+    // The error at the first byte of the next line ("expected ',' or '}'" at a
+    // '{') says the first line is JSONL cut short, not a document's first line.
+    std::size_t next_value = first_line_end < text.size()
+                                 ? text.find_first_not_of(" \t\r", first_line_end + 1)
+                                 : std::string_view::npos;
+    if (error->offset <= first_line_end ||
+        (next_value != std::string_view::npos && error->offset <= next_value)) {
       // A truncated first line: skip it again and go on by lines.
       m_begin += first_line_end < text.size() ? first_line_end + 1 : text.size();
       return false;
@@ -248,7 +254,10 @@ bool RecordReader::next_in_document(Record& record) {
   record.source = std::make_shared<Source>();
   std::size_t consumed = 0;
   if (auto error = parse_json_prefix(text, record.source->doc, consumed)) {
-    // Point at the error, then resume reading by lines after the line it is on.
+    // Where a broken document ends cannot be told: it is one bad record from its
+    // start to the end of the input, reported once at the error (a document nested
+    // a million deep is one report, not two million), and kept whole by
+    // --on-error keep.
     std::size_t offset = std::min(error->offset, text.size());
     std::string_view before = text.substr(0, offset);
     std::size_t newlines = static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
@@ -257,13 +266,13 @@ bool RecordReader::next_in_document(Record& record) {
     record.where.line = m_line + newlines;
     record.where.column = offset - line_start + 1;
     record.error = error->message;
-    std::size_t line_end = text.find('\n', offset);
-    std::size_t line_length = (line_end == std::string_view::npos ? text.size() : line_end) - line_start;
-    record.raw.assign(text.data() + line_start, line_length);
+    std::string_view rest = text;
+    while (!rest.empty() && is_json_space(rest.back())) {
+      rest.remove_suffix(1);
+    }
+    record.raw.assign(rest.data(), rest.size());
     record.source.reset();
-    m_begin += line_end == std::string_view::npos ? text.size() : line_end + 1;
-    m_line = record.where.line;
-    m_document = false;
+    m_begin = m_end;
     return true;
   }
   record.raw.assign(text.data(), consumed);
