@@ -3,13 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <optional>
 
 #include "formats/fields.h"
 #include "io/compression.h"
 #include "io/input_list.h"
 #include "io/output.h"
 #include "sse_reader.h"
+#include "utf8.h"
 
 namespace convo {
 
@@ -1046,6 +1049,7 @@ std::vector<AssembledResponse> assemble_stream(StreamEventReader& reader, Diagno
 AssembleStats assemble(const AssembleOptions& options, Output& out, Diagnostics& diagnostics,
                        const Opener& open) {
   AssembleStats stats;
+  std::uint64_t stray = 0;  // events with a problem that belong to no response
   LossReport loss(options.strict);
   // As every subcommand reads: compressed streams decompressed, a directory as
   // the transcript files below it.
@@ -1057,6 +1061,22 @@ AssembleStats assemble(const AssembleOptions& options, Output& out, Diagnostics&
     std::vector<AssembledResponse> responses = assemble_stream(reader, diagnostics);
     FormatWriter writer(out, options.to, loss);
     for (AssembledResponse& response : responses) {
+      if (!response.json.empty()) {
+        // The events' strings are copied as they came; JSON (and the APIs) take
+        // only UTF-8, so a stream with bytes that are not is not written out.
+        if (std::optional<std::size_t> bad = find_invalid_utf8(response.json)) {
+          std::string problem = fmt::format(
+              "the response's text is not valid UTF-8 (byte 0x{:02X}); it is not written",
+              static_cast<unsigned char>(response.json[*bad]));
+          response.json.clear();
+          if (response.problem.empty()) {
+            response.problem = std::move(problem);
+            response.problem_at = response.where;
+          } else {
+            diagnostics.warning(response.where, problem);
+          }
+        }
+      }
       if (!response.json.empty()) {
         ++stats.responses;
         Record record;
@@ -1081,7 +1101,12 @@ AssembleStats assemble(const AssembleOptions& options, Output& out, Diagnostics&
         writer.end_input();
       }
       if (!response.problem.empty()) {
-        ++stats.incomplete;
+        // An event outside any response (after a garbled one) is not a response.
+        if (response.format != Format::none) {
+          ++stats.incomplete;
+        } else {
+          ++stray;
+        }
         if (options.on_error == OnError::fail) {
           out.flush();  // what arrived, then the error
           throw Error(response.problem_at, response.problem);
@@ -1100,6 +1125,10 @@ AssembleStats assemble(const AssembleOptions& options, Output& out, Diagnostics&
   if (stats.incomplete > 0 && options.on_error != OnError::fail) {
     diagnostics.warning(Location{}, fmt::format("{} incomplete response{}", stats.incomplete,
                                                 stats.incomplete == 1 ? "" : "s"));
+  }
+  if (stray > 0 && options.on_error != OnError::fail) {
+    diagnostics.warning(Location{}, fmt::format("{} event{} outside any response ignored", stray,
+                                                stray == 1 ? "" : "s"));
   }
   return stats;
 }
