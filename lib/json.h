@@ -163,7 +163,14 @@ inline constexpr int k_max_json_depth = 1000;
 struct JsonParseError {
   std::size_t offset = 0;
   std::string message;  // lower-case fragment, e.g. "expected ',' or '}'"
+  bool lone_surrogate = false;  // a \uD800-\uDBFF escape without its low half
 };
+
+// Replaces every UTF-16 surrogate escape in `text` that is not half of a pair
+// (`\ud800` alone, as JavaScript's JSON.stringify writes a string cut mid-pair) by
+// `\ufffd`, the replacement character, in place (the same six bytes). Returns how
+// many it replaced.
+std::size_t replace_lone_surrogates(std::string& text);
 
 // Parses `text`, which must hold exactly one JSON value (whitespace around it is
 // fine), into `doc`. `text` must be followed by a NUL byte in memory (std::string

@@ -196,6 +196,7 @@ class InputReader {
       bad(std::move(record), format, record.where, record.error);
       return;
     }
+    m_stats.lone_surrogates += record.lone_surrogates;
     m_decoded.clear();
     try {
       decoder->decode(std::move(record), m_decoded);
@@ -343,10 +344,18 @@ void add_stats(ReadStats& total, const ReadStats& part) {
   total.inputs += part.inputs;
   total.records += part.records;
   total.bad += part.bad;
+  total.lone_surrogates += part.lone_surrogates;
 }
 
 // The closing count of bad records that --on-error skip|keep let through.
 void report_bad(const ReadStats& stats, const ReadOptions& options, Diagnostics& diagnostics) {
+  if (stats.lone_surrogates > 0) {
+    diagnostics.warning(
+        Location{}, fmt::format("read {} lone UTF-16 surrogate escape{} (such as \\ud800) as "
+                                "U+FFFD; records written unchanged keep {}",
+                                stats.lone_surrogates, stats.lone_surrogates == 1 ? "" : "s",
+                                stats.lone_surrogates == 1 ? "it" : "them"));
+  }
   if (stats.bad > 0 && options.on_error != OnError::fail) {
     diagnostics.warning(Location{}, fmt::format("{} {} bad record{}",
                                                 options.on_error == OnError::skip ? "skipped" : "kept",

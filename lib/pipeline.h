@@ -65,6 +65,7 @@ struct ReadStats {
   std::uint64_t inputs = 0;
   std::uint64_t records = 0;  // valid records decoded
   std::uint64_t bad = 0;      // records skipped or kept by policy
+  std::uint64_t lone_surrogates = 0;  // lone \ud800-style escapes read as U+FFFD
 };
 
 // Opens an input by name; `open_input` by default, memory in tests.

@@ -125,3 +125,12 @@ TEST_CASE("an empty input has no records", "[io]") {
   CHECK(read_all("").empty());
   CHECK(read_all("\n\n").empty());
 }
+
+TEST_CASE("a lone surrogate escape is read as U+FFFD and the raw bytes are kept", "[io]") {
+  auto records = read_all("{\"a\":\"cut \\ud83d\"}\n");
+  REQUIRE(records.size() == 1);
+  REQUIRE(records[0].ok());
+  CHECK(records[0].lone_surrogates == 1);
+  CHECK(records[0].raw == "{\"a\":\"cut \\ud83d\"}");
+  CHECK(view_of(records[0].source->doc["a"]) == "cut \xEF\xBF\xBD");
+}

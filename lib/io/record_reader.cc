@@ -142,6 +142,7 @@ bool RecordReader::next(Record& record) {
   record.raw.assign(line.data(), line.size());
   record.where = Location{m_file, number, 0};
   record.error.clear();
+  record.lone_surrogates = 0;
   record.source = std::make_shared<Source>(line.size());
   if (line.size() >= k_chunk) {
     take_buffer(line, record.source->text);  // a long line is not copied a second time
@@ -159,6 +160,20 @@ bool RecordReader::next(Record& record) {
   auto error = parse_json(record.raw, record.source->doc);
   if (!error) {
     return true;  // cannot happen: both parses accept the same texts
+  }
+  if (error->lone_surrogate) {
+    // Half a surrogate pair (JSON.stringify writes them): read it as U+FFFD. The
+    // record passes through unchanged; re-encoded, it has the replacement character.
+    std::string& text = record.source->text;
+    reserve_parse_padding(text, record.raw.size());
+    text.assign(record.raw);
+    record.lone_surrogates = replace_lone_surrogates(text);
+    if (record.lone_surrogates > 0 && parse_json_in_place(text, record.source->doc)) {
+      return true;
+    }
+    record.lone_surrogates = 0;
+    text.clear();
+    error = parse_json(record.raw, record.source->doc);
   }
   if (first && may_continue(record.raw, *error) && try_document_mode(record)) {
     return true;

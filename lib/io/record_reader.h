@@ -21,6 +21,8 @@ struct Record {
   std::shared_ptr<Source> source;   // the parsed JSON; null when `error` is set
   Location where;                   // file and first line (and column of an error)
   std::string error;                // why the record is not JSON; empty when it is
+  // Lone UTF-16 surrogate escapes read as U+FFFD (`raw` keeps them as they were).
+  std::size_t lone_surrogates = 0;
 
   bool ok() const { return error.empty(); }
 };
