@@ -42,6 +42,23 @@ namespace convo {
 // with RapidJSON's own SIMD.
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+
+// The stacks of RapidJSON's string buffers and writers grow with the C allocator
+// and use what it returns unchecked: when memory runs out they write through a
+// null pointer (a segfault, where convo must exit 5 with "out of memory"). This is
+// RapidJSON's Stack::Resize with the check, for every stack on CrtAllocator
+// (rapidjson::StringBuffer, a Writer's nesting): it throws std::bad_alloc.
+template <>
+inline void rapidjson::internal::Stack<rapidjson::CrtAllocator>::Resize(size_t newCapacity) {
+  const size_t size = GetSize();
+  void* grown = allocator_->Realloc(stack_, GetCapacity(), newCapacity);
+  if (grown == nullptr && newCapacity != 0) {
+    throw std::bad_alloc();
+  }
+  stack_ = static_cast<char*>(grown);
+  stackTop_ = stack_ + size;
+  stackEnd_ = stack_ + newCapacity;
+}
 #if !defined(CONVO_NO_JSON_SIMD) && !defined(RAPIDJSON_SSE2) && !defined(RAPIDJSON_SSE42) && \
     !defined(RAPIDJSON_NEON)
 #if defined(__SSE2__)
