@@ -452,29 +452,20 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
   // messages of one role in a row become one.
   ApiConversation out;
   out.reserve(order.size());
+  // As Claude Code does, a piece of a response joins an earlier piece of it found by
+  // looking back over assistant messages and tool results. The look-back is an
+  // index (looking back message by message was quadratic: an agent run of 40,000
+  // tool calls took a minute): the last assistant message of each response id
+  // since the last message that is neither.
+  std::unordered_map<std::string, std::size_t> response_at;
   for (std::size_t i : order) {
     ApiMessage& item = items[i];
     Message& m = item.message;
-    if (m.role == Role::assistant && !m.envelope.message_id.empty() &&
+    if (m.role == Role::assistant && m.is_turn() && !m.envelope.message_id.empty() &&
         m.origin != Format::openai) {  // OpenAI choices share an id but are alternatives
-      // As Claude Code does: look back over assistant messages and tool results for
-      // an earlier piece of the same response.
-      bool joined = false;
-      for (std::size_t j = out.size(); j-- > 0;) {
-        const Message& candidate = out[j].message;
-        if (candidate.role == Role::assistant) {
-          if (same_response(candidate, m)) {
-            append_api(out[j], std::move(item), origins);
-            joined = true;
-            break;
-          }
-          continue;
-        }
-        if (candidate.role != Role::user || !starts_with_tool_result(candidate)) {
-          break;
-        }
-      }
-      if (joined) {
+      auto found = response_at.find(m.envelope.message_id);
+      if (found != response_at.end()) {
+        append_api(out[found->second], std::move(item), origins);
         continue;
       }
     }
@@ -484,6 +475,14 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
       continue;
     }
     out.push_back(std::move(item));
+    const Message& added = out.back().message;
+    if (added.role == Role::assistant) {
+      if (added.is_turn() && !added.envelope.message_id.empty()) {
+        response_at[added.envelope.message_id] = out.size() - 1;
+      }
+    } else if (added.role != Role::user || !starts_with_tool_result(added)) {
+      response_at.clear();  // the look-back stops here
+    }
   }
   return out;
 }
