@@ -263,6 +263,8 @@ bool uses_anthropic_blocks(Format format) {
   return format == Format::anthropic || format == Format::claude_code;
 }
 
+bool calls_claude_code_tools(Format format) { return format == Format::claude_code; }
+
 void decode_anthropic_content(const JsonValue* value, const std::string& path,
                               const std::shared_ptr<const Source>& source, Content& out) {
   decode_content_list(value, path, source, out, decode_block,

@@ -146,6 +146,12 @@ void append_content(Message& into, Message&& from, std::vector<BlockOrigin>* int
   static const BlockOrigin k_none;
   to_blocks(into.content, into_origins, into_origin != nullptr ? *into_origin : k_none);
   to_blocks(from.content, from_origins, from_origin != nullptr ? *from_origin : k_none);
+  // Claude Code joins user messages with a newline where text meets text.
+  auto& blocks = into.content.blocks;
+  if (into.role == Role::user && !blocks.empty() && blocks.back().type == BlockType::text &&
+      !from.content.blocks.empty() && from.content.blocks.front().type == BlockType::text) {
+    blocks.back().text += '\n';
+  }
   for (Block& block : from.content.blocks) {
     into.content.blocks.push_back(std::move(block));
   }
@@ -166,6 +172,18 @@ void append_api(ApiMessage& into, ApiMessage&& from, bool origins) {
 
 bool mergeable(Role role) {
   return role == Role::user || role == Role::assistant || role == Role::system;
+}
+
+// Whether `next` joins `last`, the message before it: messages of one role in a row
+// become one, except the assistant's responses, which Claude Code keeps apart when
+// their message ids say they are two.
+bool joins(const Message& last, const Message& next) {
+  if (last.role != next.role || !mergeable(next.role)) {
+    return false;
+  }
+  return next.role != Role::assistant || last.envelope.message_id.empty() ||
+         next.envelope.message_id.empty() ||
+         last.envelope.message_id == next.envelope.message_id;
 }
 
 // How a view is made.
@@ -281,8 +299,9 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
         continue;
       }
     }
-    bool joins = mergeable(m.role) || (mode.tool_messages && m.role == Role::tool);
-    if (!out.empty() && joins && out.back().message.role == m.role) {
+    bool tool_join = mode.tool_messages && m.role == Role::tool;
+    if (!out.empty() && (joins(out.back().message, m) ||
+                         (tool_join && out.back().message.role == Role::tool))) {
       append_api(out.back(), std::move(item), origins);
       continue;
     }
@@ -458,7 +477,7 @@ void remove_empty_assistants(std::vector<Message>& messages) {
 void merge_adjacent(std::vector<Message>& messages) {
   std::size_t kept = 0;
   for (std::size_t i = 0; i < messages.size(); ++i) {
-    if (kept > 0 && messages[kept - 1].role == messages[i].role && mergeable(messages[i].role)) {
+    if (kept > 0 && joins(messages[kept - 1], messages[i])) {
       append_content(messages[kept - 1], std::move(messages[i]), nullptr, nullptr, nullptr,
                      nullptr);
       continue;
@@ -499,11 +518,30 @@ constexpr std::size_t k_no_message = static_cast<std::size_t>(-1);
 // every tool_result answers a tool_use of the message before it; results come first.
 void pair_tools(std::vector<Message>& messages) {
   // Room for the answers.
-  for (std::size_t i = 0; i < messages.size(); ++i) {
-    if (messages[i].role == Role::assistant && messages[i].has_tool_uses() &&
-        (i + 1 == messages.size() || messages[i + 1].role != Role::user)) {
-      messages.insert(messages.begin() + static_cast<std::ptrdiff_t>(i + 1),
-                      empty_user_message(messages[i]));
+  bool room = false;
+  for (std::size_t i = 0; i < messages.size() && !room; ++i) {
+    room = messages[i].role == Role::assistant && messages[i].has_tool_uses() &&
+           (i + 1 == messages.size() || messages[i + 1].role != Role::user);
+  }
+  if (room) {
+    std::vector<Message> spaced;
+    spaced.reserve(messages.size() + 8);
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+      bool needs = messages[i].role == Role::assistant && messages[i].has_tool_uses() &&
+                   (i + 1 == messages.size() || messages[i + 1].role != Role::user);
+      spaced.push_back(std::move(messages[i]));
+      if (needs) {
+        spaced.push_back(empty_user_message(spaced.back()));
+      }
+    }
+    messages = std::move(spaced);
+  }
+  // The calls of the last assistant message: the session ended before their results.
+  std::size_t last_assistant = k_no_message;
+  for (std::size_t i = messages.size(); i-- > 0;) {
+    if (messages[i].role == Role::assistant) {
+      last_assistant = i;
+      break;
     }
   }
   // A call with no answer in the next message gets the transcript's result from
@@ -541,7 +579,7 @@ void pair_tools(std::vector<Message>& messages) {
       } else {
         Content text;
         text.form = Content::Form::string;
-        text.text = std::string(k_missing_result);
+        text.text = std::string(i == last_assistant ? k_interrupted_result : k_missing_result);
         answers.emplace_back(i + 1, Block::make_tool_result(use->id, std::move(text), true));
       }
     }
@@ -554,6 +592,7 @@ void pair_tools(std::vector<Message>& messages) {
   }
   // Results that answer nothing in the message before (moved ones included), and
   // second results for one call, go; results go first.
+  bool orphans = false;
   for (std::size_t j = 0; j < messages.size(); ++j) {
     Message& m = messages[j];
     if (m.role != Role::user || !m.has_tool_results()) {
@@ -577,12 +616,28 @@ void pair_tools(std::vector<Message>& messages) {
       return false;
     });
     auto& blocks = m.content.blocks;
+    if (blocks.empty()) {
+      // Claude Code's pairing step says why the first message is empty, and drops a
+      // later one that follows no assistant message.
+      if (j == 0) {
+        blocks.push_back(Block::make_text(std::string(k_orphaned_result)));
+      } else if (messages[j - 1].role != Role::assistant) {
+        orphans = true;
+        continue;
+      }
+    }
     if (!std::is_partitioned(blocks.begin(), blocks.end(),
                              [](const Block& b) { return b.type == BlockType::tool_result; })) {
       std::stable_partition(blocks.begin(), blocks.end(),
                             [](const Block& b) { return b.type == BlockType::tool_result; });
       m.touch();
     }
+  }
+  if (orphans) {
+    std::erase_if(messages, [](const Message& m) {
+      return m.role == Role::user && m.content.is_blocks() && m.content.blocks.empty();
+    });
+    merge_adjacent(messages);
   }
 }
 
@@ -669,11 +724,18 @@ void finalize(Message& m) {
   m.json = nullptr;
   m.container.reset();
   m.slot = 0;
-  if (m.content.is_blocks()) {
+}
+
+// Tool calls under the names Claude Code 2.1.330 gives their tools.
+void rename_tools(std::vector<Message>& messages) {
+  for (Message& m : messages) {
+    if (m.role != Role::assistant || !m.content.is_blocks() || !calls_claude_code_tools(m.origin)) {
+      continue;
+    }
     for (Block& b : m.content.blocks) {
-      if (b.type == BlockType::tool_use) {
-        // Claude Code adds members (caller) that the API's tool_use does not have.
-        b.json = nullptr;
+      if (b.type == BlockType::tool_use && b.name == "Task") {
+        b.name = "Agent";
+        m.touch();
       }
     }
   }
@@ -696,6 +758,9 @@ std::vector<Message> repair(ApiConversation view, const NormalizeOptions& option
   pair_tools(messages);
   fill_empty(messages);
   tidy_final_assistant(messages);
+  if (options.tool_names == NormalizeOptions::ToolNames::current) {
+    rename_tools(messages);
+  }
   for (Message& m : messages) {
     if (options.strip_cache_control) {
       strip_cache_control(m.content, m);
