@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "formats/anthropic_blocks.h"
 #include "stages/claude_code_attachments.h"
@@ -77,6 +78,53 @@ BlockHolder anthropic_block_holder(BlockType type) {
 namespace {
 
 // --- The view (steps 1-5) ---
+
+// Claude Code's API error messages: it leaves out an assistant record only when it
+// is marked isApiErrorMessage and its model is <synthetic>; either alone is not
+// enough. Other formats' error records carry the flag alone.
+bool is_api_error_message(const Message& record) {
+  if (!record.envelope.is_api_error) {
+    return false;
+  }
+  if (record.json == nullptr || !record.json->IsObject()) {
+    return true;
+  }
+  const JsonValue* flag = find_member(*record.json, "isApiErrorMessage");
+  return flag != nullptr && flag->IsBool() && flag->GetBool() &&
+         record.envelope.model == "<synthetic>";
+}
+
+// A Claude Code tombstone record ({"type":"tombstone","message":{"uuid":...}}) takes
+// back the last message before it with that uuid, as Claude Code does with the
+// messages it streams.
+void apply_tombstones(std::vector<Message>& records) {
+  std::unordered_map<std::string_view, std::size_t> last;  // uuid -> latest record so far
+  std::vector<std::size_t> removed;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    Message& record = records[i];
+    if (record.record_type == "tombstone" && record.json != nullptr && record.json->IsObject()) {
+      const JsonValue* message = find_member(*record.json, "message");
+      std::optional<std::string_view> uuid =
+          message != nullptr ? string_member(*message, "uuid") : std::nullopt;
+      if (uuid) {
+        if (auto found = last.find(*uuid); found != last.end()) {
+          removed.push_back(found->second);
+          last.erase(found);
+        }
+      }
+      continue;
+    }
+    if (!record.envelope.uuid.empty()) {
+      last[record.envelope.uuid] = i;
+    }
+  }
+  for (std::size_t i : removed) {
+    // Out of the view, and out of the session tree.
+    records[i].kind = Kind::unknown;
+    records[i].envelope.uuid.clear();
+    records[i].envelope.parent_uuid.clear();
+  }
+}
 
 BlockOrigin origin_of(const Message& record, std::size_t index = BlockOrigin::k_whole) {
   return BlockOrigin{record.where, record.container, record.slot, index};
@@ -207,7 +255,7 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
     Message& record = records[index];
     switch (record.kind) {
       case Kind::turn:
-        if (record.envelope.is_virtual || record.envelope.is_api_error) {
+        if (record.envelope.is_virtual || is_api_error_message(record)) {
           break;
         }
         if (record.role == Role::developer) {
@@ -471,6 +519,36 @@ void remove_empty_assistants(std::vector<Message>& messages) {
       return true;
     }
     return std::all_of(m.content.blocks.begin(), m.content.blocks.end(), is_thinking);
+  });
+}
+
+// A response with a tool call that no result answers anywhere goes whole, text and
+// all, as Claude Code leaves it out when it loads a session; except the last
+// response, whose calls the session ended in (pair_tools answers them).
+void drop_unanswered_responses(std::vector<Message>& messages) {
+  std::size_t last_assistant = messages.size();
+  std::unordered_set<std::string_view> answered;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    const Message& m = messages[i];
+    if (m.role == Role::assistant) {
+      last_assistant = i;
+    } else if (m.content.is_blocks()) {
+      for (const Block& b : m.content.blocks) {
+        if (b.type == BlockType::tool_result) {
+          answered.insert(b.id);
+        }
+      }
+    }
+  }
+  std::size_t i = 0;
+  std::erase_if(messages, [&](const Message& m) {
+    bool last = i++ == last_assistant;
+    if (last || m.role != Role::assistant) {
+      return false;
+    }
+    std::vector<const Block*> calls = m.tool_uses();
+    return std::any_of(calls.begin(), calls.end(),
+                       [&](const Block* use) { return !answered.contains(use->id); });
   });
 }
 
@@ -754,6 +832,7 @@ std::vector<Message> repair(ApiConversation view, const NormalizeOptions& option
   dedupe_tool_uses(messages);
   remove_blank_text(messages);
   remove_empty_assistants(messages);
+  drop_unanswered_responses(messages);
   merge_adjacent(messages);
   pair_tools(messages);
   fill_empty(messages);
@@ -776,6 +855,7 @@ namespace {
 
 std::vector<ApiConversation> views(std::vector<Message>& records, const NormalizeOptions& options,
                                    ViewMode mode) {
+  apply_tombstones(records);
   std::vector<std::vector<std::size_t>> threads;
   {
     SessionTree tree(records);
@@ -826,6 +906,9 @@ void slim_for_api(Message& record) {
       break;
     case Kind::event:
       needed = record.envelope.subtype == "local_command";
+      break;
+    case Kind::unknown:
+      needed = record.record_type == "tombstone";
       break;
     default:
       break;
