@@ -19,6 +19,7 @@ struct NormalizeArgs {
   CLI::Option* max_tokens_option = nullptr;
   std::string system;
   bool system_given = false;
+  bool prefill = false;
   bool keep_thinking = false;
   bool current_turn_thinking = false;
   std::string tool_names = "current";
@@ -65,6 +66,9 @@ void add_normalize_for_api(CLI::App& app, Runner& run) {
                   "(default: the conversation's own system messages)")
       ->option_text("TEXT|@FILE")
       ->each([args](const std::string&) { args->system_given = true; });
+  sub->add_flag("--prefill", args->prefill,
+                "With --request, keep final assistant messages as a prefill (default: the "
+                "request ends on the last user message; newer models take no prefill)");
   CLI::Option* keep = sub->add_flag(
       "--keep-thinking", args->keep_thinking,
       "Keep every signed thinking block, as Claude Code resends them (the default)");
@@ -113,6 +117,11 @@ void add_normalize_for_api(CLI::App& app, Runner& run) {
         if (args->max_tokens_option->count() > 0) {
           request.max_tokens = args->max_tokens;
         }
+        request.prefill = args->prefill;
+        request.diagnostics = &diagnostics;
+        // Thinking blocks need a `thinking` parameter; without one they stay only
+        // when asked for by name.
+        request.thinking_without_parameter = args->keep_thinking || args->current_turn_thinking;
         if (args->system_given) {
           request.system = system_prompt_argument(args->system);
         }

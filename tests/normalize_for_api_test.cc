@@ -368,7 +368,7 @@ TEST_CASE("a request body is written for each conversation", "[normalize_for_api
                     "the conversation records no model to put in the request; name one with --model");
 }
 
-TEST_CASE("a request the API accepted comes back from --request --keep-thinking as it was",
+TEST_CASE("a request the API accepted comes back from --request --keep-thinking --prefill as it was",
           "[normalize_for_api][corpus]") {
   std::string root = std::string(CONVO_CORPUS_DIR) + "/anthropic-api";
   if (!std::filesystem::is_directory(root)) {
@@ -385,7 +385,10 @@ TEST_CASE("a request the API accepted comes back from --request --keep-thinking 
     options.thinking = NormalizeOptions::Thinking::keep;
     StringOutput out;
     LossReport loss;
-    auto sink = request_sink(RequestOptions{})(out, loss);
+    RequestOptions request;
+    request.prefill = true;
+    request.thinking_without_parameter = true;
+    auto sink = request_sink(request)(out, loss);
     for (auto& conversation : normalize_for_api(read_messages(text), options)) {
       sink->put_conversation(std::move(conversation));
     }

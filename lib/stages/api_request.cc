@@ -1,5 +1,7 @@
 // normalize-for-api --request: the normalized messages wrapped in a whole Messages
 // API request body.
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "formats/anthropic_blocks.h"
@@ -79,6 +81,37 @@ class RequestWriter final : public MessageSink {
                   "the conversation records no model to put in the request; name one with "
                   "--model",
                   ExitCode::usage);
+    }
+    // What the API accepts whatever the model: a request that ends on a user message
+    // (newer models take no prefill), and thinking blocks only beside a `thinking`
+    // parameter (whose form depends on the model).
+    if (!m_options->prefill) {
+      std::size_t left_out = 0;
+      while (m_held.size() > 1 && m_held.back().role == Role::assistant) {
+        m_held.pop_back();
+        ++left_out;
+      }
+      if (left_out > 0) {
+        warn(fmt::format("left out the final assistant message{}: a request ends on a user "
+                         "message (--prefill keeps {})",
+                         left_out == 1 ? "" : "s", left_out == 1 ? "it" : "them"));
+      }
+    }
+    bool thinking_parameter = input != nullptr && find_member(*input, "thinking") != nullptr;
+    if (!thinking_parameter && !m_options->thinking_without_parameter) {
+      std::size_t left_out = 0;
+      for (Message& m : m_held) {
+        if (m.role == Role::assistant && m.content.is_blocks()) {
+          left_out += std::erase_if(m.content.blocks, [](const Block& b) {
+            return b.type == BlockType::thinking || b.type == BlockType::redacted_thinking;
+          });
+        }
+      }
+      if (left_out > 0) {
+        warn(fmt::format("left out {} thinking block{}: the request sets no thinking parameter "
+                         "(--keep-thinking keeps them)",
+                         left_out, left_out == 1 ? "" : "s"));
+      }
     }
     std::int64_t max_tokens = k_default_max_tokens;
     const JsonValue* recorded = input != nullptr ? find_member(*input, "max_tokens") : nullptr;
@@ -177,6 +210,12 @@ class RequestWriter final : public MessageSink {
     w.EndObject();
     m_out.write_line(std::string_view(buffer.GetString(), buffer.GetSize()));
     m_held.clear();
+  }
+
+  void warn(const std::string& what) {
+    if (m_options->diagnostics != nullptr) {
+      m_options->diagnostics->warning(m_held.front().where, what);
+    }
   }
 
   Output& m_out;

@@ -94,9 +94,9 @@ bool is_api_error_message(const Message& record) {
          record.envelope.model == "<synthetic>";
 }
 
-// A Claude Code tombstone record ({"type":"tombstone","message":{"uuid":...}}) takes
-// back the last message before it with that uuid, as Claude Code does with the
-// messages it streams.
+// A tombstone record ({"type":"tombstone","message":{"uuid":...}}, in Claude Code's
+// SDK stream output) takes back the last message before it with that uuid, as
+// Claude Code does with the messages it streams. (Its session logs never hold one.)
 void apply_tombstones(std::vector<Message>& records) {
   std::unordered_map<std::string_view, std::size_t> last;  // uuid -> latest record so far
   std::vector<std::size_t> removed;
@@ -119,10 +119,9 @@ void apply_tombstones(std::vector<Message>& records) {
     }
   }
   for (std::size_t i : removed) {
-    // Out of the view, and out of the session tree.
+    // Out of the view; its place in the session tree stays, so that the thread
+    // through it holds.
     records[i].kind = Kind::unknown;
-    records[i].envelope.uuid.clear();
-    records[i].envelope.parent_uuid.clear();
   }
 }
 
@@ -804,6 +803,21 @@ void finalize(Message& m) {
   m.slot = 0;
 }
 
+// A string inside a content list (which convo reads as a text block) goes as a text
+// block: the API takes only objects there.
+void blocks_as_objects(Content& content, Message& owner) {
+  if (!content.is_blocks()) {
+    return;
+  }
+  for (Block& b : content.blocks) {
+    if (b.json != nullptr && b.json->IsString()) {
+      b.json = nullptr;
+      owner.touch();
+    }
+    blocks_as_objects(b.result, owner);
+  }
+}
+
 // Tool calls under the names Claude Code 2.1.330 gives their tools.
 void rename_tools(std::vector<Message>& messages) {
   for (Message& m : messages) {
@@ -844,6 +858,7 @@ std::vector<Message> repair(ApiConversation view, const NormalizeOptions& option
     if (options.strip_cache_control) {
       strip_cache_control(m.content, m);
     }
+    blocks_as_objects(m.content, m);
     finalize(m);
   }
   return messages;

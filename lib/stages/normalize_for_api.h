@@ -125,6 +125,10 @@ struct RequestOptions {
   std::string model;  // empty: the input request's, or the last the conversation recorded
   std::optional<std::int64_t> max_tokens;  // nullopt: the input request's, else 4096
   std::optional<std::string> system;       // replaces the conversation's leading system messages
+  bool prefill = false;  // keep final assistant messages (else the request ends on a user one)
+  // Keep thinking blocks although the request sets no `thinking` parameter.
+  bool thinking_without_parameter = false;
+  Diagnostics* diagnostics = nullptr;  // told what was left out; may be null
 };
 
 // `--system TEXT|@FILE`: the text, or the contents of FILE. Throws convo::Error.
