@@ -399,6 +399,14 @@ void drop_foreign_roles(std::vector<Message>& messages, const NormalizeOptions& 
 void drop_misplaced_blocks(std::vector<Message>& messages, const NormalizeOptions& options) {
   for (Message& m : messages) {
     erase_blocks(m, [&](const Block& b) {
+      if (!anthropic_can_hold(b, uses_anthropic_blocks(m.origin))) {
+        // The encoder would drop it; dropped here, a message it leaves empty says so.
+        warn(options, m.where,
+             fmt::format("dropped a {} block: the Messages API cannot take it",
+                         b.type_name.empty() ? block_type_name(b.type)
+                                             : std::string_view(b.type_name)));
+        return true;
+      }
       BlockHolder holder = anthropic_block_holder(b.type);
       bool misplaced = (holder == BlockHolder::user && m.role != Role::user) ||
                        (holder == BlockHolder::assistant && m.role != Role::assistant);
