@@ -13,4 +13,11 @@ namespace convo {
 // for kinds that carry nothing for it. Without the <system-reminder> wrapping.
 std::string claude_code_attachment_text(const JsonValue& attachment);
 
+// How Claude Code sends the text of a task notification (a user record whose
+// origin.kind is "task-notification"): framed as a system notification, not user input.
+std::string claude_code_task_notification(std::string_view text);
+
+// Whether a Claude Code record (its JSON) is a task notification Claude Code frames so.
+bool is_claude_code_task_notification(const JsonValue& record);
+
 }  // namespace convo

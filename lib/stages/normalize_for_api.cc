@@ -79,6 +79,59 @@ namespace {
 
 // --- The view (steps 1-5) ---
 
+// Claude Code follows the result of a tool search (a tool_result holding
+// tool_reference blocks) with the text "Tool loaded.", unless the record has it.
+void mark_tools_loaded(Message& record) {
+  static constexpr std::string_view k_tool_loaded = "Tool loaded.";
+  if (!record.content.is_blocks()) {
+    return;
+  }
+  const auto& blocks = record.content.blocks;
+  bool references = std::any_of(blocks.begin(), blocks.end(), [](const Block& b) {
+    return b.type == BlockType::tool_result && b.result.is_blocks() &&
+           std::any_of(b.result.blocks.begin(), b.result.blocks.end(), [](const Block& x) {
+             return x.type_name == "tool_reference";
+           });
+  });
+  bool marked = std::any_of(blocks.begin(), blocks.end(), [](const Block& b) {
+    return b.type == BlockType::text && b.text.starts_with(k_tool_loaded);
+  });
+  if (references && !marked) {
+    record.content.blocks.push_back(Block::make_text(std::string(k_tool_loaded)));
+    record.touch();
+  }
+}
+
+// A task notification's text, framed as Claude Code sends it: string content stays a
+// string; the text blocks of a list become one, ahead of the other blocks.
+void frame_task_notification(Message& record) {
+  Content& content = record.content;
+  if (content.is_string()) {
+    content.text = claude_code_task_notification(content.text);
+  } else if (content.is_blocks()) {
+    std::string text;
+    bool first = true;
+    std::vector<Block> others;
+    for (Block& b : content.blocks) {
+      if (b.type == BlockType::text) {
+        text += first ? "" : "\n";
+        text += b.text;
+        first = false;
+      } else {
+        others.push_back(std::move(b));
+      }
+    }
+    content.blocks.clear();
+    content.blocks.push_back(Block::make_text(claude_code_task_notification(text)));
+    for (Block& b : others) {
+      content.blocks.push_back(std::move(b));
+    }
+  } else {
+    return;
+  }
+  record.touch();
+}
+
 // Claude Code's API error messages: it leaves out an assistant record only when it
 // is marked isApiErrorMessage and its model is <synthetic>; either alone is not
 // enough. Other formats' error records carry the flag alone.
@@ -170,6 +223,10 @@ ApiMessage made_user_message(const Message& record, std::string text, bool as_bl
   return out;
 }
 
+// The record type of a user message made from an attachment (and of a message whose
+// last piece is one): its text joins the next without a newline.
+constexpr std::string_view k_attachment_record = "attachment";
+
 // Turns string content into a block list (a string becomes one text block, kept even
 // when empty so that `check` still sees it).
 void to_blocks(Content& content, std::vector<BlockOrigin>* origins, const BlockOrigin& origin) {
@@ -193,12 +250,15 @@ void append_content(Message& into, Message&& from, std::vector<BlockOrigin>* int
   static const BlockOrigin k_none;
   to_blocks(into.content, into_origins, into_origin != nullptr ? *into_origin : k_none);
   to_blocks(from.content, from_origins, from_origin != nullptr ? *from_origin : k_none);
-  // Claude Code joins user messages with a newline where text meets text.
+  // Claude Code joins user messages with a newline where text meets text, but not
+  // two attachments' texts.
   auto& blocks = into.content.blocks;
   if (into.role == Role::user && !blocks.empty() && blocks.back().type == BlockType::text &&
-      !from.content.blocks.empty() && from.content.blocks.front().type == BlockType::text) {
+      !from.content.blocks.empty() && from.content.blocks.front().type == BlockType::text &&
+      !(into.record_type == k_attachment_record && from.record_type == k_attachment_record)) {
     blocks.back().text += '\n';
   }
+  into.record_type = from.record_type;  // what the message now ends with
   for (Block& block : from.content.blocks) {
     into.content.blocks.push_back(std::move(block));
   }
@@ -257,6 +317,13 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
         if (record.envelope.is_virtual || is_api_error_message(record)) {
           break;
         }
+        if (record.role == Role::user && record.json != nullptr && record.json->IsObject() &&
+            is_claude_code_task_notification(*record.json)) {
+          frame_task_notification(record);
+        }
+        if (record.role == Role::user && calls_claude_code_tools(record.origin)) {
+          mark_tools_loaded(record);
+        }
         if (record.role == Role::developer) {
           record.role = Role::system;
           record.touch();
@@ -281,6 +348,7 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
           ApiMessage m = made_user_message(
               record, "<system-reminder>\n" + text + "\n</system-reminder>", true, origins);
           m.message.kind = Kind::attachment;  // until step 3 has put it in place
+          m.message.record_type = std::string(k_attachment_record);
           items.push_back(std::move(m));
         }
         break;
