@@ -69,9 +69,9 @@ void add_normalize_for_api(CLI::App& app, Runner& run) {
   sub->add_flag("--prefill", args->prefill,
                 "With --request, keep final assistant messages as a prefill (default: the "
                 "request ends on the last user message; newer models take no prefill)");
-  CLI::Option* keep = sub->add_flag(
-      "--keep-thinking", args->keep_thinking,
-      "Keep every signed thinking block, as Claude Code resends them (the default)");
+  CLI::Option* keep =
+      sub->add_flag("--keep-thinking", args->keep_thinking,
+                    "Keep every signed thinking block, as Claude Code resends them (the default)");
   CLI::Option* current = sub->add_flag(
       "--current-turn-thinking", args->current_turn_thinking,
       "Keep only the signed thinking blocks of the assistant's current turn, which the API "

@@ -92,9 +92,10 @@ class RequestWriter final : public MessageSink {
         ++left_out;
       }
       if (left_out > 0) {
-        warn(fmt::format("left out the final assistant message{}: a request ends on a user "
-                         "message (--prefill keeps {})",
-                         left_out == 1 ? "" : "s", left_out == 1 ? "it" : "them"));
+        warn(
+            fmt::format("left out the final assistant message{}: a request ends on a user "
+                        "message (--prefill keeps {})",
+                        left_out == 1 ? "" : "s", left_out == 1 ? "it" : "them"));
       }
     }
     bool thinking_parameter = input != nullptr && find_member(*input, "thinking") != nullptr;
@@ -108,9 +109,10 @@ class RequestWriter final : public MessageSink {
         }
       }
       if (left_out > 0) {
-        warn(fmt::format("left out {} thinking block{}: the request sets no thinking parameter "
-                         "(--keep-thinking keeps them)",
-                         left_out, left_out == 1 ? "" : "s"));
+        warn(
+            fmt::format("left out {} thinking block{}: the request sets no thinking parameter "
+                        "(--keep-thinking keeps them)",
+                        left_out, left_out == 1 ? "" : "s"));
       }
     }
     std::int64_t max_tokens = k_default_max_tokens;

@@ -206,8 +206,9 @@ std::string claude_code_attachment_text(const JsonValue& a) {
     }
     if (!removed.empty()) {
       out += (out.empty() ? "" : "\n\n") +
-             std::string("The following MCP servers have disconnected. Their instructions above no "
-                         "longer apply:\n") +
+             std::string(
+                 "The following MCP servers have disconnected. Their instructions above no "
+                 "longer apply:\n") +
              removed;
     }
     return out;
@@ -233,7 +234,6 @@ std::string claude_code_attachment_text(const JsonValue& a) {
   }
   return "";
 }
-
 
 namespace {
 

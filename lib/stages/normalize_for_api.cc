@@ -7,10 +7,10 @@
 #include <unordered_set>
 
 #include "formats/anthropic_blocks.h"
-#include "stages/claude_code_attachments.h"
 #include "io/input.h"
 #include "io/output.h"
 #include "session_tree.h"
+#include "stages/claude_code_attachments.h"
 #include "tool_links.h"
 
 namespace convo {
@@ -89,9 +89,8 @@ void mark_tools_loaded(Message& record) {
   const auto& blocks = record.content.blocks;
   bool references = std::any_of(blocks.begin(), blocks.end(), [](const Block& b) {
     return b.type == BlockType::tool_result && b.result.is_blocks() &&
-           std::any_of(b.result.blocks.begin(), b.result.blocks.end(), [](const Block& x) {
-             return x.type_name == "tool_reference";
-           });
+           std::any_of(b.result.blocks.begin(), b.result.blocks.end(),
+                       [](const Block& x) { return x.type_name == "tool_reference"; });
   });
   bool marked = std::any_of(blocks.begin(), blocks.end(), [](const Block& b) {
     return b.type == BlockType::text && b.text.starts_with(k_tool_loaded);
@@ -289,8 +288,7 @@ bool joins(const Message& last, const Message& next) {
     return false;
   }
   return next.role != Role::assistant || last.envelope.message_id.empty() ||
-         next.envelope.message_id.empty() ||
-         last.envelope.message_id == next.envelope.message_id;
+         next.envelope.message_id.empty() || last.envelope.message_id == next.envelope.message_id;
 }
 
 // How a view is made.
@@ -415,8 +413,8 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
       }
     }
     bool tool_join = mode.tool_messages && m.role == Role::tool;
-    if (!out.empty() && (joins(out.back().message, m) ||
-                         (tool_join && out.back().message.role == Role::tool))) {
+    if (!out.empty() &&
+        (joins(out.back().message, m) || (tool_join && out.back().message.role == Role::tool))) {
       append_api(out.back(), std::move(item), origins);
       continue;
     }
@@ -470,9 +468,9 @@ void drop_misplaced_blocks(std::vector<Message>& messages, const NormalizeOption
       if (!anthropic_can_hold(b, uses_anthropic_blocks(m.origin))) {
         // The encoder would drop it; dropped here, a message it leaves empty says so.
         warn(options, m.where,
-             fmt::format("dropped a {} block: the Messages API cannot take it",
-                         b.type_name.empty() ? block_type_name(b.type)
-                                             : std::string_view(b.type_name)));
+             fmt::format(
+                 "dropped a {} block: the Messages API cannot take it",
+                 b.type_name.empty() ? block_type_name(b.type) : std::string_view(b.type_name)));
         return true;
       }
       BlockHolder holder = anthropic_block_holder(b.type);
