@@ -19,7 +19,10 @@ struct NormalizeArgs {
   CLI::Option* max_tokens_option = nullptr;
   std::string system;
   bool system_given = false;
+  bool prefill = false;
   bool keep_thinking = false;
+  bool current_turn_thinking = false;
+  std::string tool_names = "current";
   bool drop_thinking = false;
   bool strip_cache_control = false;
   bool sidechains = false;
@@ -37,8 +40,8 @@ Takes a Claude Code session's main thread (from the last message back to the lat
 compaction; abandoned branches and subagents left out), drops what the API must
 not see (progress, system notices, API errors, bookkeeping), turns attachments
 into user text, joins the records of one response and messages of one role in a
-row, pairs every tool_use with a tool_result, replaces empty content and keeps
-thinking blocks only where the API requires them. Writes one {"role","content"}
+row, pairs every tool_use with a tool_result, replaces empty content and sends
+signed thinking blocks, as Claude Code 2.1.330 does when it resumes a session. Writes one {"role","content"}
 message per line, or with --request one request body per conversation. See
 convo-normalize-for-api(1) for every rule.)";
 
@@ -63,13 +66,25 @@ void add_normalize_for_api(CLI::App& app, Runner& run) {
                   "(default: the conversation's own system messages)")
       ->option_text("TEXT|@FILE")
       ->each([args](const std::string&) { args->system_given = true; });
-  CLI::Option* keep = sub->add_flag(
-      "--keep-thinking", args->keep_thinking,
-      "Keep every signed thinking block (default: only those of the assistant's current "
-      "turn, which the API requires)");
+  sub->add_flag("--prefill", args->prefill,
+                "With --request, keep final assistant messages as a prefill (default: the "
+                "request ends on the last user message; newer models take no prefill)");
+  CLI::Option* keep =
+      sub->add_flag("--keep-thinking", args->keep_thinking,
+                    "Keep every signed thinking block, as Claude Code resends them (the default)");
+  CLI::Option* current = sub->add_flag(
+      "--current-turn-thinking", args->current_turn_thinking,
+      "Keep only the signed thinking blocks of the assistant's current turn, which the API "
+      "requires (it ignores earlier ones)");
   CLI::Option* drop =
       sub->add_flag("--drop-thinking", args->drop_thinking, "Remove every thinking block");
-  keep->excludes(drop);
+  keep->excludes(drop)->excludes(current);
+  current->excludes(drop);
+  sub->add_option("--tool-names", args->tool_names,
+                  "current: Claude Code's tools under the names Claude Code 2.1.330 gives "
+                  "them (Task is Agent); recorded: as the session recorded them")
+      ->check(CLI::IsMember({"current", "recorded"}))
+      ->default_str("current");
   sub->add_flag("--strip-cache-control", args->strip_cache_control,
                 "Remove every cache_control marker");
   sub->add_flag("--sidechains", args->sidechains,
@@ -83,9 +98,11 @@ void add_normalize_for_api(CLI::App& app, Runner& run) {
     run = [args] {
       static StderrDiagnostics diagnostics;
       NormalizeOptions options;
-      options.thinking = args->keep_thinking   ? NormalizeOptions::Thinking::keep
-                         : args->drop_thinking ? NormalizeOptions::Thinking::drop
-                                               : NormalizeOptions::Thinking::current_turn;
+      options.thinking = args->drop_thinking           ? NormalizeOptions::Thinking::drop
+                         : args->current_turn_thinking ? NormalizeOptions::Thinking::current_turn
+                                                       : NormalizeOptions::Thinking::keep;
+      options.tool_names = args->tool_names == "recorded" ? NormalizeOptions::ToolNames::recorded
+                                                          : NormalizeOptions::ToolNames::current;
       options.strip_cache_control = args->strip_cache_control;
       options.sidechains = args->sidechains;
       options.diagnostics = &diagnostics;
@@ -100,6 +117,11 @@ void add_normalize_for_api(CLI::App& app, Runner& run) {
         if (args->max_tokens_option->count() > 0) {
           request.max_tokens = args->max_tokens;
         }
+        request.prefill = args->prefill;
+        request.diagnostics = &diagnostics;
+        // Thinking blocks need a `thinking` parameter; without one they stay only
+        // when asked for by name.
+        request.thinking_without_parameter = args->keep_thinking || args->current_turn_thinking;
         if (args->system_given) {
           request.system = system_prompt_argument(args->system);
         }

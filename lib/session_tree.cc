@@ -56,6 +56,7 @@ SessionTree::SessionTree(const std::vector<Message>& records)
     if (e.uuid.empty() || e.parent_uuid.empty()) {
       continue;
     }
+    m_linked = true;
     if (auto parent = find(e.parent_uuid)) {
       m_parent[i] = *parent;
       m_next_sibling[i] = m_first_child[*parent];
@@ -73,14 +74,18 @@ std::optional<std::size_t> SessionTree::find(std::string_view uuid) const {
 }
 
 std::vector<std::size_t> SessionTree::main_thread() const {
-  if (!has_tree()) {
+  if (!has_tree() || !m_linked) {
+    // No tree, or uuids but no links (an early 2.1 log): the records in file order.
     std::vector<std::size_t> all(m_records.size());
     std::iota(all.begin(), all.end(), std::size_t{0});
     return all;
   }
+  // The leaf: the last record on the main side that is in the chain. A record with
+  // a uuid and no parent that is not a message (a tool_use_summary) stands apart.
   for (std::size_t i = m_records.size(); i-- > 0;) {
     const Envelope& e = m_records[i].envelope;
-    if (!e.uuid.empty() && e.is_sidechain == m_all_sidechain) {
+    if (!e.uuid.empty() && e.is_sidechain == m_all_sidechain &&
+        (!e.parent_uuid.empty() || m_records[i].is_turn())) {
       return thread_from(i);
     }
   }

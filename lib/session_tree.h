@@ -62,6 +62,7 @@ class SessionTree {
   std::vector<std::size_t> m_next_piece;
   std::vector<std::pair<std::size_t, std::size_t>> m_duplicates;
   bool m_all_sidechain = true;  // no record with a uuid is on the main side
+  bool m_linked = false;        // some record names a parentUuid
 };
 
 }  // namespace convo

@@ -101,7 +101,7 @@ TEST_CASE("the conversation starts at the latest compaction", "[normalize_for_ap
               R"("isCompactSummary":true,"message":{"role":"user","content":"This session is being continued..."})") +
       cc_user("u2", "s1", R"("new question")");
   CHECK(normalize(log) ==
-        lines({R"({"role":"user","content":[{"type":"text","text":"This session is being continued..."},{"type":"text","text":"new question"}]})"}));
+        lines({R"({"role":"user","content":[{"type":"text","text":"This session is being continued...\n"},{"type":"text","text":"new question"}]})"}));
 }
 
 TEST_CASE("subagent records are left out unless asked for, then come as conversations of their own",
@@ -169,12 +169,22 @@ TEST_CASE("attachments the model saw become user text ahead of the prompt; other
 }
 
 TEST_CASE("every tool_use gets a result in the next message", "[normalize_for_api]") {
-  SECTION("a call without a result gets an error result") {
+  SECTION("a call without a result at the end: the session ended before its result") {
     std::string log = cc_user("u1", "", R"("go")") + cc_assistant("a1", "u1", "msg_1", k_use_a);
     CHECK(normalize(log) ==
           lines({R"({"role":"user","content":"go"})",
                  R"({"role":"assistant","content":[{"type":"tool_use","id":"toolu_a","name":"Bash","input":{"command":"ls"}}]})",
-                 R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_a","content":"[tool result missing from the transcript]","is_error":true}]})"}));
+                 R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_a","content":"[Tool call interrupted: the session ended before this call's result was recorded, so its outcome is unknown. Check whether it took effect before relying on it or running it again.]","is_error":true}]})"}));
+  }
+  SECTION("a call no result answers, earlier on, goes with its whole response") {
+    std::string log = cc_user("u1", "", R"("go")") +
+                      cc_assistant("a1", "u1", "msg_1",
+                                   R"([{"type":"text","text":"running"},{"type":"tool_use","id":"toolu_a","name":"Bash","input":{}}])") +
+                      cc_user("u2", "a1", R"("next")") +
+                      cc_assistant("a2", "u2", "msg_2", R"([{"type":"text","text":"ok"}])");
+    CHECK(normalize(log) ==
+          lines({R"({"role":"user","content":[{"type":"text","text":"go\n"},{"type":"text","text":"next"}]})",
+                 R"({"role":"assistant","content":[{"type":"text","text":"ok"}]})"}));
   }
   SECTION("a result whose call is gone is dropped") {
     std::string log = cc_user("r1", "", k_result_a) + cc_user("u1", "r1", R"("go on")");
@@ -212,7 +222,7 @@ TEST_CASE("empty content is never sent", "[normalize_for_api]") {
   CHECK(normalize(log) ==
         lines({R"({"role":"user","content":"[no content]"})",
                R"({"role":"assistant","content":[{"type":"text","text":"answer"}]})",
-               R"({"role":"user","content":[{"type":"text","text":"more"},{"type":"text","text":"last"}]})"}));
+               R"({"role":"user","content":[{"type":"text","text":"more\n"},{"type":"text","text":"last"}]})"}));
 }
 
 TEST_CASE("a final assistant message loses trailing whitespace and trailing thinking",
@@ -235,16 +245,16 @@ TEST_CASE("thinking blocks are sent where the API requires them", "[normalize_fo
       cc_assistant("a2", "u2", "msg_2",
                    R"([{"type":"thinking","thinking":"now","signature":"s2"},{"type":"thinking","thinking":"unsigned"},{"type":"tool_use","id":"toolu_a","name":"Bash","input":{}}])") +
       cc_user("r1", "a2", k_result_a);
-  SECTION("by default, those of the current turn, signed") {
-    std::string out = normalize(log);
+  SECTION("--current-turn-thinking: those of the current turn, signed") {
+    NormalizeOptions options;
+    options.thinking = NormalizeOptions::Thinking::current_turn;
+    std::string out = normalize(log, options);
     CHECK(out.find(R"("thinking":"old")") == std::string::npos);
     CHECK(out.find(R"({"type":"thinking","thinking":"now","signature":"s2"})") != std::string::npos);
     CHECK(out.find("unsigned") == std::string::npos);
   }
-  SECTION("--keep-thinking keeps every signed one") {
-    NormalizeOptions options;
-    options.thinking = NormalizeOptions::Thinking::keep;
-    std::string out = normalize(log, options);
+  SECTION("by default, every signed one, as Claude Code resends them") {
+    std::string out = normalize(log);
     CHECK(out.find(R"("thinking":"old")") != std::string::npos);
     CHECK(out.find("unsigned") == std::string::npos);
   }
@@ -261,7 +271,7 @@ TEST_CASE("a response that is only thinking is dropped", "[normalize_for_api]") 
                                  R"([{"type":"thinking","thinking":"cut off","signature":"s"}])") +
                     cc_user("u2", "a1", R"("again")");
   CHECK(normalize(log) ==
-        lines({R"({"role":"user","content":[{"type":"text","text":"one"},{"type":"text","text":"again"}]})"}));
+        lines({R"({"role":"user","content":[{"type":"text","text":"one\n"},{"type":"text","text":"again"}]})"}));
 }
 
 TEST_CASE("Claude Code's members the API does not take are left out; others are kept",
@@ -358,7 +368,7 @@ TEST_CASE("a request body is written for each conversation", "[normalize_for_api
                     "the conversation records no model to put in the request; name one with --model");
 }
 
-TEST_CASE("a request the API accepted comes back from --request --keep-thinking as it was",
+TEST_CASE("a request the API accepted comes back from --request --keep-thinking --prefill as it was",
           "[normalize_for_api][corpus]") {
   std::string root = std::string(CONVO_CORPUS_DIR) + "/anthropic-api";
   if (!std::filesystem::is_directory(root)) {
@@ -375,7 +385,10 @@ TEST_CASE("a request the API accepted comes back from --request --keep-thinking 
     options.thinking = NormalizeOptions::Thinking::keep;
     StringOutput out;
     LossReport loss;
-    auto sink = request_sink(RequestOptions{})(out, loss);
+    RequestOptions request;
+    request.prefill = true;
+    request.thinking_without_parameter = true;
+    auto sink = request_sink(request)(out, loss);
     for (auto& conversation : normalize_for_api(read_messages(text), options)) {
       sink->put_conversation(std::move(conversation));
     }

@@ -226,14 +226,7 @@ void write_block(JsonWriter& w, const Block& block, bool keep_members, const Dro
       const MediaSource& media = block.source;
       object.set_string("type", block.type == BlockType::image ? "image" : "document");
       if (original == nullptr) {
-        // From another format: Anthropic holds images, PDFs and plain-text documents
-        // given inline or by URL. File ids of other providers mean nothing here.
-        bool document = media.media_type == "application/pdf" ||
-                        media.media_type == "text/plain" || media.type == MediaSource::Type::text;
-        bool holdable = media.type != MediaSource::Type::none &&
-                        media.type != MediaSource::Type::file_id &&
-                        (block.type == BlockType::image || document);
-        if (!holdable) {
+        if (!anthropic_can_hold(block, false)) {
           drop(fmt::format("{} blocks", block_type_name(block.type)));
           return;
         }
@@ -261,6 +254,35 @@ void write_block(JsonWriter& w, const Block& block, bool keep_members, const Dro
 
 bool uses_anthropic_blocks(Format format) {
   return format == Format::anthropic || format == Format::claude_code;
+}
+
+bool calls_claude_code_tools(Format format) { return format == Format::claude_code; }
+
+bool anthropic_can_hold(const Block& block, bool keep_members) {
+  bool original = keep_members && block.json != nullptr;
+  switch (block.type) {
+    case BlockType::image:
+    case BlockType::document:
+    case BlockType::file: {
+      if (original) {
+        return true;
+      }
+      // From another format: Anthropic holds images, PDFs and plain-text documents
+      // given inline or by URL. File ids of other providers mean nothing here.
+      const MediaSource& media = block.source;
+      bool document = media.media_type == "application/pdf" || media.media_type == "text/plain" ||
+                      media.type == MediaSource::Type::text;
+      return media.type != MediaSource::Type::none && media.type != MediaSource::Type::file_id &&
+             (block.type == BlockType::image || document);
+    }
+    case BlockType::audio:
+    case BlockType::video:
+    case BlockType::server_tool_result:
+    case BlockType::unknown:
+      return original;
+    default:
+      return true;
+  }
 }
 
 void decode_anthropic_content(const JsonValue* value, const std::string& path,

@@ -19,6 +19,15 @@ using DropFn = std::function<void(std::string_view what)>;
 // keeps its unmodelled members when written in another.
 bool uses_anthropic_blocks(Format format);
 
+// True for formats whose tool calls are calls of Claude Code's own tools (its session
+// logs), so that a tool Claude Code has since renamed goes under its new name.
+bool calls_claude_code_tools(Format format);
+
+// Whether the anthropic encoder writes `block` (else it drops and counts it): blocks
+// of its own (`keep_members`: the block came from an Anthropic-block format and
+// keeps its JSON), and the media and blocks of other formats it can convert.
+bool anthropic_can_hold(const Block& block, bool keep_members);
+
 // Decodes `value` (the `content` member, or nullptr when it is missing) found at JSON
 // pointer `path` of `source`'s document.
 void decode_anthropic_content(const JsonValue* value, const std::string& path,

@@ -32,7 +32,7 @@ constexpr CheckRule k_rules[] = {
     {"tool-result-missing", "a tool call with no result in the message after it"},
     {"tool-result-orphan", "a tool result that answers no tool call of the message before it"},
     {"tool-result-not-first", "a tool result after other content in its message", true, false},
-    {"duplicate-tool-use-id", "two tool calls with one id"},
+    {"duplicate-tool-use-id", "two tool calls with one id in one message"},
     {"duplicate-tool-result", "two results for one tool call"},
     {"error-result-not-text", "an error tool result holding more than text", true, false},
     {"final-assistant-whitespace", "the final assistant message ends in whitespace", true, false},
@@ -106,6 +106,9 @@ class Checker {
           !continued && i + 1 == view.size() && m.message.role == Role::assistant;
       content(m, final_assistant);
       if (m.message.role == Role::assistant) {
+        // The API takes an id again in a later response (replays from providers
+        // that number their calls per response do so); only one response may not.
+        use_lines.clear();
         tool_uses(view, i, use_lines);
       } else if (m.message.role == Role::user || m.message.role == Role::tool) {
         tool_results(view, i);

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "formats/anthropic_blocks.h"
 #include "io/input.h"
 #include "io/output.h"
 #include "session_tree.h"
+#include "stages/claude_code_attachments.h"
 #include "tool_links.h"
 
 namespace convo {
@@ -48,204 +50,6 @@ bool starts_with_tool_result(const Message& message) {
          message.content.blocks.front().type == BlockType::tool_result;
 }
 
-// --- Attachments (step 3) ---
-//
-// Claude Code records context it gave the model as `attachment` records and renders
-// them into user text when it calls the API (normalizeAttachmentForAPI). The kinds
-// whose text can be rebuilt from the record are rendered here, wrapped in
-// <system-reminder> as Claude Code does; the others carry nothing the model saw
-// (hook notices meant for the UI) or text built from Claude Code's internals (plan
-// and auto mode instructions), and are dropped. man/convo-normalize-for-api.1 has
-// the table.
-
-std::string str(const JsonValue& object, std::string_view key) {
-  return std::string(string_member(object, key).value_or(""));
-}
-
-std::string lines_of(const JsonValue* array, std::string_view separator = "\n") {
-  std::string out;
-  if (array == nullptr || !array->IsArray()) {
-    return out;
-  }
-  for (const JsonValue& item : array->GetArray()) {
-    if (item.IsString()) {
-      if (!out.empty()) {
-        out += separator;
-      }
-      out += view_of(item);
-    }
-  }
-  return out;
-}
-
-std::string text_of_prompt(const JsonValue* prompt) {
-  if (prompt == nullptr) {
-    return "";
-  }
-  if (prompt->IsString()) {
-    return std::string(view_of(*prompt));
-  }
-  std::string out;
-  if (prompt->IsArray()) {
-    for (const JsonValue& block : prompt->GetArray()) {
-      if (string_member(block, "type") == "text") {
-        if (!out.empty()) {
-          out += "\n";
-        }
-        out += str(block, "text");
-      }
-    }
-  }
-  return out;
-}
-
-std::string item_list(const JsonValue* items, bool tasks) {
-  std::string out;
-  if (items == nullptr || !items->IsArray()) {
-    return out;
-  }
-  std::size_t n = 0;
-  for (const JsonValue& item : items->GetArray()) {
-    ++n;
-    out += tasks ? fmt::format("\n#{}. [{}] {}", str(item, "id"), str(item, "status"),
-                               str(item, "subject"))
-                 : fmt::format("\n{}. [{}] {}", n, str(item, "status"), str(item, "content"));
-  }
-  return out;
-}
-
-// The text the model saw for an attachment, or "" for kinds that carry nothing for it.
-std::string attachment_text(const JsonValue& a) {
-  const std::string type = str(a, "type");
-  const std::string hook = str(a, "hookName");
-  if (type == "hook_success") {
-    std::string event = str(a, "hookEvent");
-    std::string content = str(a, "content");
-    if ((event != "SessionStart" && event != "UserPromptSubmit") || content.empty()) {
-      return "";
-    }
-    return fmt::format("{} hook success: {}", hook, content);
-  }
-  if (type == "hook_additional_context") {
-    std::string content = lines_of(find_member(a, "content"));
-    return content.empty() ? "" : fmt::format("{} hook additional context: {}", hook, content);
-  }
-  if (type == "hook_blocking_error") {
-    const JsonValue* error = find_member(a, "blockingError");
-    if (error == nullptr || !error->IsObject()) {
-      return "";
-    }
-    return fmt::format("{} hook blocking error from command: \"{}\": {}", hook,
-                       str(*error, "command"), str(*error, "blockingError"));
-  }
-  if (type == "hook_stopped_continuation") {
-    return fmt::format("{} hook stopped continuation: {}", hook, str(a, "message"));
-  }
-  if (type == "critical_system_reminder") {
-    return str(a, "content");
-  }
-  if (type == "edited_text_file") {
-    return fmt::format(
-        "Note: {} was modified, either by the user or by a linter. Here are the relevant "
-        "changes (shown with line numbers):\n{}",
-        str(a, "filename"), str(a, "snippet"));
-  }
-  if (type == "file") {
-    const JsonValue* content = find_member(a, "content");
-    if (content == nullptr || string_member(*content, "type") != "text") {
-      return "";  // images, PDFs and notebooks went to the model as tool results
-    }
-    const JsonValue* file = find_member(*content, "file");
-    return file == nullptr
-               ? ""
-               : fmt::format("Contents of {}:\n\n{}", str(a, "filename"), str(*file, "content"));
-  }
-  if (type == "nested_memory") {
-    const JsonValue* content = find_member(a, "content");
-    return content == nullptr ? ""
-                              : fmt::format("Contents of {}:\n\n{}", str(*content, "path"),
-                                            str(*content, "content"));
-  }
-  if (type == "compact_file_reference") {
-    return fmt::format(
-        "Note: {} was read before the last conversation was summarized, but the contents "
-        "are too large to include.",
-        str(a, "filename"));
-  }
-  if (type == "opened_file_in_ide") {
-    return fmt::format(
-        "The user opened the file {} in the IDE. This may or may not be related to the "
-        "current task.",
-        str(a, "filename"));
-  }
-  if (type == "selected_lines_in_ide") {
-    const JsonValue* start = find_member(a, "lineStart");
-    const JsonValue* end = find_member(a, "lineEnd");
-    return fmt::format(
-        "The user selected the lines {} to {} from {}:\n{}\n\nThis may or may not be related "
-        "to the current task.",
-        start != nullptr ? to_json(*start) : "?", end != nullptr ? to_json(*end) : "?",
-        str(a, "filename"), str(a, "content"));
-  }
-  if (type == "plan_file_reference") {
-    return fmt::format("A plan file exists from plan mode at: {}\n\nPlan contents:\n\n{}",
-                       str(a, "planFilePath"), str(a, "planContent"));
-  }
-  if (type == "skill_listing") {
-    std::string content = str(a, "content");
-    return content.empty()
-               ? ""
-               : "The following skills are available for use with the Skill tool:\n\n" + content;
-  }
-  if (type == "invoked_skills") {
-    const JsonValue* skills = find_member(a, "skills");
-    std::string out;
-    if (skills != nullptr && skills->IsArray()) {
-      for (const JsonValue& skill : skills->GetArray()) {
-        out += fmt::format("{}### Skill: {}\nPath: {}\n\n{}", out.empty() ? "" : "\n\n---\n\n",
-                           str(skill, "name"), str(skill, "path"), str(skill, "content"));
-      }
-    }
-    return out.empty() ? ""
-                       : "The following skills were invoked in this session. Continue to "
-                         "follow these guidelines:\n\n" +
-                             out;
-  }
-  if (type == "deferred_tools_delta") {
-    std::string added = lines_of(find_member(a, "addedLines"));
-    std::string removed = lines_of(find_member(a, "removedNames"));
-    std::string out;
-    if (!added.empty()) {
-      out = "The following deferred tools are now available via ToolSearch:\n" + added;
-    }
-    if (!removed.empty()) {
-      out += (out.empty() ? "" : "\n\n") +
-             std::string("The following deferred tools are no longer available:\n") + removed;
-    }
-    return out;
-  }
-  if (type == "date_change") {
-    return fmt::format("The date has changed. Today's date is now {}.", str(a, "newDate"));
-  }
-  if (type == "queued_command") {
-    std::string prompt = text_of_prompt(find_member(a, "prompt"));
-    return prompt.empty() ? "" : "The user sent a new message while you were working:\n" + prompt;
-  }
-  if (type == "todo_reminder" || type == "task_reminder") {
-    std::string items = item_list(find_member(a, "content"), type == "task_reminder");
-    return fmt::format("The {} list has not been updated recently.{}{}",
-                       type == "task_reminder" ? "task" : "todo",
-                       items.empty() ? "" : " Its items:", items);
-  }
-  if (type == "agent_mention") {
-    return fmt::format(
-        "The user has expressed a desire to invoke the agent \"{}\". Please invoke the agent "
-        "appropriately, passing in the required context to it.",
-        str(a, "agentType"));
-  }
-  return "";
-}
-
 }  // namespace
 
 BlockHolder anthropic_block_holder(BlockType type) {
@@ -274,6 +78,104 @@ BlockHolder anthropic_block_holder(BlockType type) {
 namespace {
 
 // --- The view (steps 1-5) ---
+
+// Claude Code follows the result of a tool search (a tool_result holding
+// tool_reference blocks) with the text "Tool loaded.", unless the record has it.
+void mark_tools_loaded(Message& record) {
+  static constexpr std::string_view k_tool_loaded = "Tool loaded.";
+  if (!record.content.is_blocks()) {
+    return;
+  }
+  const auto& blocks = record.content.blocks;
+  bool references = std::any_of(blocks.begin(), blocks.end(), [](const Block& b) {
+    return b.type == BlockType::tool_result && b.result.is_blocks() &&
+           std::any_of(b.result.blocks.begin(), b.result.blocks.end(),
+                       [](const Block& x) { return x.type_name == "tool_reference"; });
+  });
+  bool marked = std::any_of(blocks.begin(), blocks.end(), [](const Block& b) {
+    return b.type == BlockType::text && b.text.starts_with(k_tool_loaded);
+  });
+  if (references && !marked) {
+    record.content.blocks.push_back(Block::make_text(std::string(k_tool_loaded)));
+    record.touch();
+  }
+}
+
+// A task notification's text, framed as Claude Code sends it: string content stays a
+// string; the text blocks of a list become one, ahead of the other blocks.
+void frame_task_notification(Message& record) {
+  Content& content = record.content;
+  if (content.is_string()) {
+    content.text = claude_code_task_notification(content.text);
+  } else if (content.is_blocks()) {
+    std::string text;
+    bool first = true;
+    std::vector<Block> others;
+    for (Block& b : content.blocks) {
+      if (b.type == BlockType::text) {
+        text += first ? "" : "\n";
+        text += b.text;
+        first = false;
+      } else {
+        others.push_back(std::move(b));
+      }
+    }
+    content.blocks.clear();
+    content.blocks.push_back(Block::make_text(claude_code_task_notification(text)));
+    for (Block& b : others) {
+      content.blocks.push_back(std::move(b));
+    }
+  } else {
+    return;
+  }
+  record.touch();
+}
+
+// Claude Code's API error messages: it leaves out an assistant record only when it
+// is marked isApiErrorMessage and its model is <synthetic>; either alone is not
+// enough. Other formats' error records carry the flag alone.
+bool is_api_error_message(const Message& record) {
+  if (!record.envelope.is_api_error) {
+    return false;
+  }
+  if (record.json == nullptr || !record.json->IsObject()) {
+    return true;
+  }
+  const JsonValue* flag = find_member(*record.json, "isApiErrorMessage");
+  return flag != nullptr && flag->IsBool() && flag->GetBool() &&
+         record.envelope.model == "<synthetic>";
+}
+
+// A tombstone record ({"type":"tombstone","message":{"uuid":...}}, in Claude Code's
+// SDK stream output) takes back the last message before it with that uuid, as
+// Claude Code does with the messages it streams. (Its session logs never hold one.)
+void apply_tombstones(std::vector<Message>& records) {
+  std::unordered_map<std::string_view, std::size_t> last;  // uuid -> latest record so far
+  std::vector<std::size_t> removed;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    Message& record = records[i];
+    if (record.record_type == "tombstone" && record.json != nullptr && record.json->IsObject()) {
+      const JsonValue* message = find_member(*record.json, "message");
+      std::optional<std::string_view> uuid =
+          message != nullptr ? string_member(*message, "uuid") : std::nullopt;
+      if (uuid) {
+        if (auto found = last.find(*uuid); found != last.end()) {
+          removed.push_back(found->second);
+          last.erase(found);
+        }
+      }
+      continue;
+    }
+    if (!record.envelope.uuid.empty()) {
+      last[record.envelope.uuid] = i;
+    }
+  }
+  for (std::size_t i : removed) {
+    // Out of the view; its place in the session tree stays, so that the thread
+    // through it holds.
+    records[i].kind = Kind::unknown;
+  }
+}
 
 BlockOrigin origin_of(const Message& record, std::size_t index = BlockOrigin::k_whole) {
   return BlockOrigin{record.where, record.container, record.slot, index};
@@ -320,6 +222,10 @@ ApiMessage made_user_message(const Message& record, std::string text, bool as_bl
   return out;
 }
 
+// The record type of a user message made from an attachment (and of a message whose
+// last piece is one): its text joins the next without a newline.
+constexpr std::string_view k_attachment_record = "attachment";
+
 // Turns string content into a block list (a string becomes one text block, kept even
 // when empty so that `check` still sees it).
 void to_blocks(Content& content, std::vector<BlockOrigin>* origins, const BlockOrigin& origin) {
@@ -343,6 +249,15 @@ void append_content(Message& into, Message&& from, std::vector<BlockOrigin>* int
   static const BlockOrigin k_none;
   to_blocks(into.content, into_origins, into_origin != nullptr ? *into_origin : k_none);
   to_blocks(from.content, from_origins, from_origin != nullptr ? *from_origin : k_none);
+  // Claude Code joins user messages with a newline where text meets text, but not
+  // two attachments' texts.
+  auto& blocks = into.content.blocks;
+  if (into.role == Role::user && !blocks.empty() && blocks.back().type == BlockType::text &&
+      !from.content.blocks.empty() && from.content.blocks.front().type == BlockType::text &&
+      !(into.record_type == k_attachment_record && from.record_type == k_attachment_record)) {
+    blocks.back().text += '\n';
+  }
+  into.record_type = from.record_type;  // what the message now ends with
   for (Block& block : from.content.blocks) {
     into.content.blocks.push_back(std::move(block));
   }
@@ -363,6 +278,17 @@ void append_api(ApiMessage& into, ApiMessage&& from, bool origins) {
 
 bool mergeable(Role role) {
   return role == Role::user || role == Role::assistant || role == Role::system;
+}
+
+// Whether `next` joins `last`, the message before it: messages of one role in a row
+// become one, except the assistant's responses, which Claude Code keeps apart when
+// their message ids say they are two.
+bool joins(const Message& last, const Message& next) {
+  if (last.role != next.role || !mergeable(next.role)) {
+    return false;
+  }
+  return next.role != Role::assistant || last.envelope.message_id.empty() ||
+         next.envelope.message_id.empty() || last.envelope.message_id == next.envelope.message_id;
 }
 
 // How a view is made.
@@ -386,8 +312,15 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
     Message& record = records[index];
     switch (record.kind) {
       case Kind::turn:
-        if (record.envelope.is_virtual || record.envelope.is_api_error) {
+        if (record.envelope.is_virtual || is_api_error_message(record)) {
           break;
+        }
+        if (record.role == Role::user && record.json != nullptr && record.json->IsObject() &&
+            is_claude_code_task_notification(*record.json)) {
+          frame_task_notification(record);
+        }
+        if (record.role == Role::user && calls_claude_code_tools(record.origin)) {
+          mark_tools_loaded(record);
         }
         if (record.role == Role::developer) {
           record.role = Role::system;
@@ -408,11 +341,12 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
       case Kind::attachment: {
         const JsonValue* attachment =
             record.json != nullptr ? find_member(*record.json, "attachment") : nullptr;
-        std::string text = attachment != nullptr ? attachment_text(*attachment) : "";
+        std::string text = attachment != nullptr ? claude_code_attachment_text(*attachment) : "";
         if (!text.empty()) {
           ApiMessage m = made_user_message(
               record, "<system-reminder>\n" + text + "\n</system-reminder>", true, origins);
           m.message.kind = Kind::attachment;  // until step 3 has put it in place
+          m.message.record_type = std::string(k_attachment_record);
           items.push_back(std::move(m));
         }
         break;
@@ -469,8 +403,9 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
         continue;
       }
     }
-    bool joins = mergeable(m.role) || (mode.tool_messages && m.role == Role::tool);
-    if (!out.empty() && joins && out.back().message.role == m.role) {
+    bool tool_join = mode.tool_messages && m.role == Role::tool;
+    if (!out.empty() &&
+        (joins(out.back().message, m) || (tool_join && out.back().message.role == Role::tool))) {
       append_api(out.back(), std::move(item), origins);
       continue;
     }
@@ -529,6 +464,14 @@ void drop_foreign_roles(std::vector<Message>& messages, const NormalizeOptions& 
 void drop_misplaced_blocks(std::vector<Message>& messages, const NormalizeOptions& options) {
   for (Message& m : messages) {
     erase_blocks(m, [&](const Block& b) {
+      if (!anthropic_can_hold(b, uses_anthropic_blocks(m.origin))) {
+        // The encoder would drop it; dropped here, a message it leaves empty says so.
+        warn(options, m.where,
+             fmt::format(
+                 "dropped a {} block: the Messages API cannot take it",
+                 b.type_name.empty() ? block_type_name(b.type) : std::string_view(b.type_name)));
+        return true;
+      }
       BlockHolder holder = anthropic_block_holder(b.type);
       bool misplaced = (holder == BlockHolder::user && m.role != Role::user) ||
                        (holder == BlockHolder::assistant && m.role != Role::assistant);
@@ -651,10 +594,40 @@ void remove_empty_assistants(std::vector<Message>& messages) {
   });
 }
 
+// A response with a tool call that no result answers anywhere goes whole, text and
+// all, as Claude Code leaves it out when it loads a session; except the last
+// response, whose calls the session ended in (pair_tools answers them).
+void drop_unanswered_responses(std::vector<Message>& messages) {
+  std::size_t last_assistant = messages.size();
+  std::unordered_set<std::string_view> answered;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    const Message& m = messages[i];
+    if (m.role == Role::assistant) {
+      last_assistant = i;
+    } else if (m.content.is_blocks()) {
+      for (const Block& b : m.content.blocks) {
+        if (b.type == BlockType::tool_result) {
+          answered.insert(b.id);
+        }
+      }
+    }
+  }
+  std::size_t i = 0;
+  std::erase_if(messages, [&](const Message& m) {
+    bool last = i++ == last_assistant;
+    if (last || m.role != Role::assistant) {
+      return false;
+    }
+    std::vector<const Block*> calls = m.tool_uses();
+    return std::any_of(calls.begin(), calls.end(),
+                       [&](const Block* use) { return !answered.contains(use->id); });
+  });
+}
+
 void merge_adjacent(std::vector<Message>& messages) {
   std::size_t kept = 0;
   for (std::size_t i = 0; i < messages.size(); ++i) {
-    if (kept > 0 && messages[kept - 1].role == messages[i].role && mergeable(messages[i].role)) {
+    if (kept > 0 && joins(messages[kept - 1], messages[i])) {
       append_content(messages[kept - 1], std::move(messages[i]), nullptr, nullptr, nullptr,
                      nullptr);
       continue;
@@ -695,11 +668,30 @@ constexpr std::size_t k_no_message = static_cast<std::size_t>(-1);
 // every tool_result answers a tool_use of the message before it; results come first.
 void pair_tools(std::vector<Message>& messages) {
   // Room for the answers.
-  for (std::size_t i = 0; i < messages.size(); ++i) {
-    if (messages[i].role == Role::assistant && messages[i].has_tool_uses() &&
-        (i + 1 == messages.size() || messages[i + 1].role != Role::user)) {
-      messages.insert(messages.begin() + static_cast<std::ptrdiff_t>(i + 1),
-                      empty_user_message(messages[i]));
+  bool room = false;
+  for (std::size_t i = 0; i < messages.size() && !room; ++i) {
+    room = messages[i].role == Role::assistant && messages[i].has_tool_uses() &&
+           (i + 1 == messages.size() || messages[i + 1].role != Role::user);
+  }
+  if (room) {
+    std::vector<Message> spaced;
+    spaced.reserve(messages.size() + 8);
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+      bool needs = messages[i].role == Role::assistant && messages[i].has_tool_uses() &&
+                   (i + 1 == messages.size() || messages[i + 1].role != Role::user);
+      spaced.push_back(std::move(messages[i]));
+      if (needs) {
+        spaced.push_back(empty_user_message(spaced.back()));
+      }
+    }
+    messages = std::move(spaced);
+  }
+  // The calls of the last assistant message: the session ended before their results.
+  std::size_t last_assistant = k_no_message;
+  for (std::size_t i = messages.size(); i-- > 0;) {
+    if (messages[i].role == Role::assistant) {
+      last_assistant = i;
+      break;
     }
   }
   // A call with no answer in the next message gets the transcript's result from
@@ -737,7 +729,7 @@ void pair_tools(std::vector<Message>& messages) {
       } else {
         Content text;
         text.form = Content::Form::string;
-        text.text = std::string(k_missing_result);
+        text.text = std::string(i == last_assistant ? k_interrupted_result : k_missing_result);
         answers.emplace_back(i + 1, Block::make_tool_result(use->id, std::move(text), true));
       }
     }
@@ -750,6 +742,7 @@ void pair_tools(std::vector<Message>& messages) {
   }
   // Results that answer nothing in the message before (moved ones included), and
   // second results for one call, go; results go first.
+  bool orphans = false;
   for (std::size_t j = 0; j < messages.size(); ++j) {
     Message& m = messages[j];
     if (m.role != Role::user || !m.has_tool_results()) {
@@ -773,12 +766,28 @@ void pair_tools(std::vector<Message>& messages) {
       return false;
     });
     auto& blocks = m.content.blocks;
+    if (blocks.empty()) {
+      // Claude Code's pairing step says why the first message is empty, and drops a
+      // later one that follows no assistant message.
+      if (j == 0) {
+        blocks.push_back(Block::make_text(std::string(k_orphaned_result)));
+      } else if (messages[j - 1].role != Role::assistant) {
+        orphans = true;
+        continue;
+      }
+    }
     if (!std::is_partitioned(blocks.begin(), blocks.end(),
                              [](const Block& b) { return b.type == BlockType::tool_result; })) {
       std::stable_partition(blocks.begin(), blocks.end(),
                             [](const Block& b) { return b.type == BlockType::tool_result; });
       m.touch();
     }
+  }
+  if (orphans) {
+    std::erase_if(messages, [](const Message& m) {
+      return m.role == Role::user && m.content.is_blocks() && m.content.blocks.empty();
+    });
+    merge_adjacent(messages);
   }
 }
 
@@ -865,11 +874,33 @@ void finalize(Message& m) {
   m.json = nullptr;
   m.container.reset();
   m.slot = 0;
-  if (m.content.is_blocks()) {
+}
+
+// A string inside a content list (which convo reads as a text block) goes as a text
+// block: the API takes only objects there.
+void blocks_as_objects(Content& content, Message& owner) {
+  if (!content.is_blocks()) {
+    return;
+  }
+  for (Block& b : content.blocks) {
+    if (b.json != nullptr && b.json->IsString()) {
+      b.json = nullptr;
+      owner.touch();
+    }
+    blocks_as_objects(b.result, owner);
+  }
+}
+
+// Tool calls under the names Claude Code 2.1.330 gives their tools.
+void rename_tools(std::vector<Message>& messages) {
+  for (Message& m : messages) {
+    if (m.role != Role::assistant || !m.content.is_blocks() || !calls_claude_code_tools(m.origin)) {
+      continue;
+    }
     for (Block& b : m.content.blocks) {
-      if (b.type == BlockType::tool_use) {
-        // Claude Code adds members (caller) that the API's tool_use does not have.
-        b.json = nullptr;
+      if (b.type == BlockType::tool_use && b.name == "Task") {
+        b.name = "Agent";
+        m.touch();
       }
     }
   }
@@ -888,14 +919,19 @@ std::vector<Message> repair(ApiConversation view, const NormalizeOptions& option
   dedupe_tool_uses(messages);
   remove_blank_text(messages);
   remove_empty_assistants(messages);
+  drop_unanswered_responses(messages);
   merge_adjacent(messages);
   pair_tools(messages);
   fill_empty(messages);
   tidy_final_assistant(messages);
+  if (options.tool_names == NormalizeOptions::ToolNames::current) {
+    rename_tools(messages);
+  }
   for (Message& m : messages) {
     if (options.strip_cache_control) {
       strip_cache_control(m.content, m);
     }
+    blocks_as_objects(m.content, m);
     finalize(m);
   }
   return messages;
@@ -907,6 +943,7 @@ namespace {
 
 std::vector<ApiConversation> views(std::vector<Message>& records, const NormalizeOptions& options,
                                    ViewMode mode) {
+  apply_tombstones(records);
   std::vector<std::vector<std::size_t>> threads;
   {
     SessionTree tree(records);
@@ -958,6 +995,9 @@ void slim_for_api(Message& record) {
     case Kind::event:
       needed = record.envelope.subtype == "local_command";
       break;
+    case Kind::unknown:
+      needed = record.record_type == "tombstone";
+      break;
     default:
       break;
   }
@@ -1001,191 +1041,6 @@ std::unique_ptr<StreamStage> make_normalize_stage(NormalizeOptions options, Grou
         return normalize_for_api(std::move(records), options);
       },
       group_by);
-}
-
-// --- --request ---
-
-std::string system_prompt_argument(const std::string& argument) {
-  if (argument.empty() || argument.front() != '@') {
-    return argument;
-  }
-  std::unique_ptr<ByteSource> input = open_input(argument.substr(1));
-  std::string text;
-  char buffer[1 << 16];
-  while (std::size_t n = input->read(buffer, sizeof buffer)) {
-    text.append(buffer, n);
-  }
-  return text;
-}
-
-namespace {
-
-constexpr std::int64_t k_default_max_tokens = 4096;
-constexpr const char* k_declared_tool =
-    "Declared by convo normalize-for-api: the conversation used this tool, and its "
-    "definition was not recorded.";
-
-class RequestWriter final : public MessageSink {
- public:
-  RequestWriter(Output& out, LossReport& loss, std::shared_ptr<const RequestOptions> options)
-      : m_out(out), m_loss(loss), m_options(std::move(options)) {}
-
-  // Messages that come one by one (not through ConversationStage) are one conversation.
-  void put(Message&& message) override { m_held.push_back(std::move(message)); }
-  void put_conversation(std::vector<Message>&& conversation) override {
-    write_body();
-    m_held = std::move(conversation);
-    write_body();
-  }
-  void end_input() override { write_body(); }
-
- private:
-  // The request body the conversation was read from, when it was one.
-  const JsonValue* input_request() const {
-    for (const Message& m : m_held) {
-      if (m.origin == Format::anthropic && m.source) {
-        const JsonValue& doc = m.source->doc;
-        const JsonValue* messages = find_member(doc, "messages");
-        if (messages != nullptr && messages->IsArray()) {
-          return &doc;
-        }
-      }
-    }
-    return nullptr;
-  }
-
-  void write_body() {
-    if (m_held.empty()) {
-      return;
-    }
-    const JsonValue* input = input_request();
-    std::string model = m_options->model;
-    if (model.empty() && input != nullptr) {
-      model = std::string(string_member(*input, "model").value_or(""));
-    }
-    for (auto it = m_held.rbegin(); model.empty() && it != m_held.rend(); ++it) {
-      if (it->role == Role::assistant && it->envelope.model != "<synthetic>") {
-        model = it->envelope.model;
-      }
-    }
-    if (model.empty()) {
-      throw Error(m_held.front().where,
-                  "the conversation records no model to put in the request; name one with "
-                  "--model",
-                  ExitCode::usage);
-    }
-    std::int64_t max_tokens = k_default_max_tokens;
-    const JsonValue* recorded = input != nullptr ? find_member(*input, "max_tokens") : nullptr;
-    if (m_options->max_tokens) {
-      max_tokens = *m_options->max_tokens;
-    } else if (recorded != nullptr && recorded->IsInt64()) {
-      max_tokens = recorded->GetInt64();
-    }
-    // Leading system messages are the request's system prompt (step 5 made them one).
-    std::size_t first = 0;
-    const Message* system = nullptr;
-    if (m_held.front().role == Role::system) {
-      system = &m_held.front();
-      first = 1;
-    }
-    // Tool calls in the history need their tools defined. A session log does not
-    // record the definitions: each tool it used is declared with any input.
-    std::vector<std::string> tools_used;
-    for (const Message& m : m_held) {
-      for (const Block* use : m.tool_uses()) {
-        if (std::find(tools_used.begin(), tools_used.end(), use->name) == tools_used.end()) {
-          tools_used.push_back(use->name);
-        }
-      }
-    }
-
-    rapidjson::StringBuffer buffer;
-    JsonWriter w(buffer);
-    w.StartObject();
-    w.Key("model");
-    w.String(model.data(), static_cast<rapidjson::SizeType>(model.size()));
-    w.Key("max_tokens");
-    w.Int64(max_tokens);
-    DropFn drop = [&](std::string_view what) {
-      m_loss.drop(Format::anthropic, what, m_held.front().where);
-    };
-    if (m_options->system) {
-      if (!m_options->system->empty()) {
-        w.Key("system");
-        w.String(m_options->system->data(),
-                 static_cast<rapidjson::SizeType>(m_options->system->size()));
-      }
-    } else if (system != nullptr) {
-      w.Key("system");
-      write_anthropic_content(w, system->content, uses_anthropic_blocks(system->origin), drop);
-    }
-    // The rest of a request body read as input comes along: tools, thinking, ...
-    bool has_tools = false;
-    if (input != nullptr) {
-      for (const auto& member : input->GetObject()) {
-        std::string_view key = view_of(member.name);
-        if (key == "model" || key == "max_tokens" || key == "system" || key == "messages") {
-          continue;
-        }
-        has_tools = has_tools || key == "tools";
-        w.Key(member.name.GetString(), member.name.GetStringLength());
-        member.value.Accept(w);
-      }
-    }
-    if (!has_tools && !tools_used.empty()) {
-      w.Key("tools");
-      w.StartArray();
-      for (const std::string& name : tools_used) {
-        w.StartObject();
-        w.Key("name");
-        w.String(name.data(), static_cast<rapidjson::SizeType>(name.size()));
-        w.Key("description");
-        w.String(k_declared_tool);
-        w.Key("input_schema");
-        w.StartObject();
-        w.Key("type");
-        w.String("object");
-        w.EndObject();
-        w.EndObject();
-      }
-      w.EndArray();
-    }
-    w.Key("messages");
-    w.StartArray();
-    {
-      StringOutput lines;
-      auto encoder = format_info(Format::anthropic).make_encoder(m_loss);
-      for (std::size_t i = first; i < m_held.size(); ++i) {
-        encoder->write(std::move(m_held[i]), lines);
-      }
-      encoder->finish(lines);
-      std::string_view text = lines.str();
-      while (!text.empty()) {
-        std::size_t end = text.find('\n');
-        std::string_view line = text.substr(0, end);
-        w.RawValue(line.data(), line.size(), rapidjson::kObjectType);
-        text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
-      }
-    }
-    w.EndArray();
-    w.EndObject();
-    m_out.write_line(std::string_view(buffer.GetString(), buffer.GetSize()));
-    m_held.clear();
-  }
-
-  Output& m_out;
-  LossReport& m_loss;
-  std::shared_ptr<const RequestOptions> m_options;
-  std::vector<Message> m_held;
-};
-
-}  // namespace
-
-SinkFactory request_sink(RequestOptions options) {
-  auto shared = std::make_shared<const RequestOptions>(std::move(options));
-  return [shared](Output& out, LossReport& loss) -> std::unique_ptr<MessageSink> {
-    return std::make_unique<RequestWriter>(out, loss, shared);
-  };
 }
 
 }  // namespace convo

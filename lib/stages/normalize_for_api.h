@@ -26,11 +26,17 @@ namespace convo {
 struct NormalizeOptions {
   // Which thinking blocks to send (unsigned ones never are: the API rejects them).
   enum class Thinking : std::uint8_t {
+    keep,          // all (as Claude Code resends them)
     current_turn,  // those of the assistant's current turn, where the API requires them
-    keep,          // all
     drop,          // none
   };
-  Thinking thinking = Thinking::current_turn;
+  Thinking thinking = Thinking::keep;
+  // The names tool calls go under.
+  enum class ToolNames : std::uint8_t {
+    current,   // Claude Code 2.1.330's: its Task tool is now Agent
+    recorded,  // as the transcript recorded them
+  };
+  ToolNames tool_names = ToolNames::current;
   bool strip_cache_control = false;  // remove every cache_control marker
   bool sidechains = false;           // also write each subagent's conversation
   // Told about messages dropped because the API has no place for them; may be null.
@@ -102,14 +108,27 @@ BlockHolder anthropic_block_holder(BlockType type);
 
 // The text put in place of content the API would reject as empty.
 inline constexpr std::string_view k_no_content = "[no content]";
-// The content of the error result given to a tool call the transcript has no result for.
-inline constexpr std::string_view k_missing_result = "[tool result missing from the transcript]";
+// The content of the error result given to a tool call the transcript has no result
+// for: Claude Code's pairing step's text, and for the calls of the last assistant
+// message its resume step's (the session ended before their results were recorded).
+inline constexpr std::string_view k_missing_result = "[Tool result missing due to internal error]";
+inline constexpr std::string_view k_interrupted_result =
+    "[Tool call interrupted: the session ended before this call's result was recorded, so its "
+    "outcome is unknown. Check whether it took effect before relying on it or running it again.]";
+// What Claude Code's pairing step puts in a first message left empty by the removal
+// of tool results that answer nothing.
+inline constexpr std::string_view k_orphaned_result =
+    "[Orphaned tool result removed due to conversation resume]";
 
 // What `--request` puts around the messages.
 struct RequestOptions {
   std::string model;  // empty: the input request's, or the last the conversation recorded
   std::optional<std::int64_t> max_tokens;  // nullopt: the input request's, else 4096
   std::optional<std::string> system;       // replaces the conversation's leading system messages
+  bool prefill = false;  // keep final assistant messages (else the request ends on a user one)
+  // Keep thinking blocks although the request sets no `thinking` parameter.
+  bool thinking_without_parameter = false;
+  Diagnostics* diagnostics = nullptr;  // told what was left out; may be null
 };
 
 // `--system TEXT|@FILE`: the text, or the contents of FILE. Throws convo::Error.
