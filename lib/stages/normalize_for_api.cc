@@ -297,8 +297,9 @@ struct ViewMode {
   bool tool_messages = false;  // keep tool messages apart (OpenAI's view)
 };
 
-ApiConversation build_view(std::vector<Message>& records, const std::vector<std::size_t>& thread,
-                           std::vector<bool>& used, ViewMode mode) {
+std::vector<ApiMessage> view_items(std::vector<Message>& records,
+                                   const std::vector<std::size_t>& thread, std::vector<bool>& used,
+                                   ViewMode mode) {
   const bool origins = mode.origins;
   // Step 2: what the API sees of each record. Attachments are held as they are
   // until step 3 has put them in place.
@@ -356,6 +357,11 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
     }
   }
 
+  return items;
+}
+
+ApiConversation build_view(std::vector<ApiMessage> items, ViewMode mode) {
+  const bool origins = mode.origins;
   // Step 3: attachments move up to just after the nearest assistant message or tool
   // result message before them (Claude Code's reorderAttachmentsForAPI).
   std::vector<std::size_t> order;
@@ -955,9 +961,19 @@ std::vector<ApiConversation> views(std::vector<Message>& records, const Normaliz
     }
   }
   std::vector<bool> used(records.size(), false);
-  std::vector<ApiConversation> out;
+  // Step 2 for every thread, then the records go (their messages are in the items
+  // now) before steps 3-5 build each view beside its items: a conversation is held
+  // twice at most, not three times (records, items and view; 5 million short
+  // records took 15 GB).
+  std::vector<std::vector<ApiMessage>> items;
+  items.reserve(threads.size());
   for (const std::vector<std::size_t>& thread : threads) {
-    ApiConversation view = build_view(records, thread, used, mode);
+    items.push_back(view_items(records, thread, used, mode));
+  }
+  std::vector<Message>().swap(records);
+  std::vector<ApiConversation> out;
+  for (std::vector<ApiMessage>& thread_items : items) {
+    ApiConversation view = build_view(std::move(thread_items), mode);
     if (!view.empty()) {
       out.push_back(std::move(view));
     }
