@@ -30,6 +30,9 @@ bool shows_progress(const InputArgs& args) {
   return !args.quiet && (args.progress || ::isatty(STDERR_FILENO) == 1);
 }
 
+// The largest --max-record-size: RapidJSON counts a string's bytes in 32 bits.
+constexpr std::uint64_t k_largest_record_size = (std::uint64_t{1} << 32) - 1;
+
 // A size in bytes, with an optional K, M or G (KiB, MiB, GiB): "64M". Nullopt
 // when it is not one, or is 0, or does not fit.
 std::optional<std::uint64_t> parse_size(std::string_view text) {
@@ -84,10 +87,17 @@ void add_input_flags(CLI::App& sub, InputArgs& args) {
       ->option_text("SIZE")
       ->check(CLI::Validator(
           [](std::string& value) -> std::string {
-            return parse_size(value) ? ""
-                                     : fmt::format("'{}' is not a size in "
-                                                   "bytes (such as 1048576, 64M or 2G)",
-                                                   value);
+            std::optional<std::uint64_t> size = parse_size(value);
+            if (!size) {
+              return fmt::format("'{}' is not a size in bytes (such as 1048576, 64M or 2G)",
+                                 value);
+            }
+            // The JSON parser counts a string's bytes in 32 bits.
+            if (*size > k_largest_record_size) {
+              return fmt::format("'{}' is too large: at most 4294967295 bytes (4G less one)",
+                                 value);
+            }
+            return "";
           },
           "SIZE"));
   sub.add_flag("-q,--quiet", args.quiet, "No progress line on stderr (warnings still appear)");
