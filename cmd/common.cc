@@ -176,7 +176,7 @@ CLI::Validator one_of(std::vector<std::string> choices, std::string what) {
         }
         return fmt::format("unknown {} '{}' (choose from {})", what, value, join(choices));
       },
-      description);
+      description, "one_of");
 }
 
 CLI::Validator type_names() {
