@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
       return unknown_subcommand(argv[2]);
     }
     CLI::App* sub = app.get_subcommand(argv[2]);
-    std::fputs(sub->help().c_str(), stdout);
+    std::fputs(sub->help("convo").c_str(), stdout);
     return static_cast<int>(ExitCode::ok);
   }
   if (first[0] != '-' && std::find(names.begin(), names.end(), first) == names.end()) {
