@@ -124,12 +124,14 @@ void ProgressMeter::draw(bool final) {
   counts.records = m_progress.records.load(std::memory_order_relaxed);
   std::string line = progress_line(counts, seconds);
   (void)final;
+  // fputs, not fmt::print: a closed or full stderr must not throw on this thread.
   if (m_terminal) {
-    fmt::print(stderr, "\r\033[K{}", line);
+    line.insert(0, "\r\033[K");
     m_shown = true;
   } else {
-    fmt::print(stderr, "{}\n", line);
+    line.push_back('\n');
   }
+  std::fputs(line.c_str(), stderr);
   std::fflush(stderr);
 }
 
