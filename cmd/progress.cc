@@ -9,6 +9,12 @@
 
 namespace convo::cli {
 
+// Ours: Debian has no C++ progress-line library (apt-cache search progressbar finds
+// Go, Haskell and Perl ones), and one that gives way to warnings and to a terminal
+// stdout is this file. Its thread costs nothing measurable: converting 220 MB (16
+// times the Claude Code corpus) took 0.62-0.64 s of CPU with -q, 0.64-0.65 s with
+// --progress.
+
 namespace {
 
 constexpr auto k_first_draw = std::chrono::milliseconds(500);

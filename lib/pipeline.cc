@@ -369,6 +369,12 @@ void flush_complete(Output& out) {
 }
 
 // --- Parallel runs (-j) ---
+//
+// Ours rather than TBB's parallel_pipeline (libtbb-dev): an ordered filter would
+// still leave us the 64 MB bound on waiting output and the replay of warnings and
+// of the first error in input order, which are most of this code, and the pool
+// itself costs no measurable work: converting 220 MB (16 times the Claude Code
+// corpus) took 0.49-0.54 s of CPU with -j2 against 0.49-0.55 s with -j1.
 
 // Output waiting behind an earlier, unfinished input, in all: past this, the jobs
 // that are not the earliest wait for the writer.
