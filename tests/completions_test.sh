@@ -31,6 +31,8 @@ expect() { # expected words...
 expect "convert" convo conv
 expect "--strict" convo convert --st
 expect "openai opencode" convo convert --to op
+expect "openai opencode" convo convert --to = op
+expect "fail skip keep" convo filter --on-error =
 expect "first last" convo trim --strategy ""
 expect "--select" convo check --sel
 expect "normalize-for-api" convo help norm
