@@ -29,7 +29,9 @@ std::vector<std::string> flag_names(const CLI::Option& option) {
   return names;
 }
 
-bool takes_value(const CLI::Option& option) { return option.get_expected_max() > 0; }
+bool takes_value(const CLI::Option& option) {
+  return option.get_expected_max() > 0;
+}
 
 // Every flag of `sub`, help included, with the option it names.
 std::vector<std::pair<std::string, CLI::Option*>> flags_of(CLI::App& sub) {
@@ -93,7 +95,8 @@ std::string bash_script(CLI::App& app) {
       "_convo() {{\n"
       "  local cur=${{COMP_WORDS[COMP_CWORD]}} prev=${{COMP_WORDS[COMP_CWORD-1]}} sub= i\n"
       "  # --to=VALUE: bash splits it into --to, = and VALUE.\n"
-      "  if [[ $cur == = ]]; then cur=; elif [[ $prev == = ]]; then prev=${{COMP_WORDS[COMP_CWORD-2]}}; fi\n"
+      "  if [[ $cur == = ]]; then cur=; elif [[ $prev == = ]]; then "
+      "prev=${{COMP_WORDS[COMP_CWORD-2]}}; fi\n"
       "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
       "    case ${{COMP_WORDS[i]}} in -*) ;; *) sub=${{COMP_WORDS[i]}}; break ;; esac\n"
       "  done\n"
@@ -110,7 +113,8 @@ std::string bash_script(CLI::App& app) {
     for (auto& [name, option] : flags_of(*sub)) {
       flags.push_back(name);
     }
-    for (CLI::Option* option : sub->get_options([](CLI::Option* o) { return o->nonpositional(); })) {
+    for (CLI::Option* option :
+         sub->get_options([](CLI::Option* o) { return o->nonpositional(); })) {
       if (!takes_value(*option)) {
         continue;
       }
@@ -123,7 +127,8 @@ std::string bash_script(CLI::App& app) {
         out += fmt::format("        {}) COMPREPLY=($(compgen -W '{}' -- \"$cur\")); return ;;\n",
                            pattern, words(choices));
       } else if (option->get_option_text() == "FILE") {
-        out += fmt::format("        {}) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n", pattern);
+        out +=
+            fmt::format("        {}) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n", pattern);
       } else {
         out += fmt::format("        {}) return ;;\n", pattern);
       }
@@ -156,7 +161,8 @@ std::string zsh_script(CLI::App& app) {
   }
   out += "    'help:Show a subcommand'\\''s help'\n  )\n";
   out +=
-      "  _arguments -C '(- *)'{-h,--help}'[Show help]' '(- *)'{-V,--version}'[Show the version]' \\\n"
+      "  _arguments -C '(- *)'{-h,--help}'[Show help]' '(- *)'{-V,--version}'[Show the version]' "
+      "\\\n"
       "    '1: :->subcommand' '*:: :->arguments'\n"
       "  case $state in\n"
       "    subcommand) _describe subcommand subcommands ;;\n"
@@ -192,15 +198,16 @@ std::string zsh_script(CLI::App& app) {
       if (names.size() == 1) {
         out += fmt::format("            {} \\\n", shell_quote(names[0] + spec));
       } else {
-        out += fmt::format("            '({})'{{{}}}{} \\\n", words(names),
-                           [&] {
-                             std::string joined;
-                             for (const std::string& name : names) {
-                               joined += (joined.empty() ? "" : ",") + name;
-                             }
-                             return joined;
-                           }(),
-                           shell_quote(spec));
+        out += fmt::format(
+            "            '({})'{{{}}}{} \\\n", words(names),
+            [&] {
+              std::string joined;
+              for (const std::string& name : names) {
+                joined += (joined.empty() ? "" : ",") + name;
+              }
+              return joined;
+            }(),
+            shell_quote(spec));
       }
     }
     out += "            ;;\n";

@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
     return static_cast<int>(ExitCode::ok);
   }
   if (first == "help") {
-    if (argv[2][0] == '-') {
+    if (argv[2][0] == '-' || std::string(argv[2]) == "help") {
       std::fputs(convo::cli::root_help(app).c_str(), stdout);
       return static_cast<int>(ExitCode::ok);
     }
@@ -99,8 +99,8 @@ int main(int argc, char** argv) {
     // (a required flag that the typo meant to give).
     bool has_sub = first[0] != '-';
     CLI::App* sub = has_sub ? app.get_subcommand(first) : &app;
-    std::string typo =
-        convo::cli::unknown_flag(*sub, std::vector<std::string>(argv + (has_sub ? 2 : 1), argv + argc));
+    std::vector<std::string> words(argv + (has_sub ? 2 : 1), argv + argc);
+    std::string typo = convo::cli::unknown_flag(*sub, words);
     return usage_error(typo.empty() ? e.what() : typo, has_sub ? first : "");
   }
 

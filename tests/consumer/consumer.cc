@@ -18,8 +18,12 @@ int main() {
   convo::run_stream(
       options, [] { return std::make_unique<convo::PassThrough>(); }, out, diagnostics,
       [](const std::string&) {
-        return convo::memory_source(R"({"role":"user","content":"hi"})" "\n");
+        return convo::memory_source(R"({"role":"user","content":"hi"})"
+                                    "\n");
       });
   std::fputs(out.str().c_str(), stdout);
-  return out.str() == R"({"role":"user","content":"hi"})" "\n" ? 0 : 1;
+  return out.str() == R"({"role":"user","content":"hi"})"
+                      "\n"
+             ? 0
+             : 1;
 }
