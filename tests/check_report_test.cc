@@ -52,7 +52,7 @@ std::string report(const std::string& text, ReportOptions options, CheckTally& t
 
 }  // namespace
 
-TEST_CASE("--select and --ignore choose what is reported and counted", "[check]") {
+TEST_CASE("check reports and counts only what --select and --ignore choose", "[check]") {
   const std::string chat =
       R"({"role":"user","content":"hi"})" "\n"
       R"({"role":"wizard","content":"hi"})" "\n"
