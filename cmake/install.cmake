@@ -7,8 +7,20 @@
 # The command, its man pages, its completions
 # ---------------------------------------------------------------------------
 install(TARGETS convo RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# Compressed, as Debian's policy wants them and man reads them everywhere.
 file(GLOB CONVO_MAN_PAGES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/man/*.1)
-install(FILES ${CONVO_MAN_PAGES} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+set(_man_gz)
+foreach(page ${CONVO_MAN_PAGES})
+  get_filename_component(_name ${page} NAME)
+  set(_gz ${CMAKE_CURRENT_BINARY_DIR}/man/${_name}.gz)
+  add_custom_command(OUTPUT ${_gz}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/man
+    COMMAND gzip -9nc ${page} > ${_gz}
+    DEPENDS ${page} VERBATIM)
+  list(APPEND _man_gz ${_gz})
+endforeach()
+add_custom_target(convo_man_pages ALL DEPENDS ${_man_gz})
+install(FILES ${_man_gz} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 
 # The completion scripts come from the binary itself (convo completions SHELL), so
 # they name exactly the flags it has.
