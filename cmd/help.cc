@@ -133,12 +133,23 @@ std::string bash_script(CLI::App& app) {
         out += fmt::format("        {}) return ;;\n", pattern);
       }
     }
+    // The words that are not flags: files, or a positional's fixed set (a shell).
+    std::string others;
+    for (CLI::Option* option :
+         sub->get_options([](CLI::Option* o) { return !o->nonpositional(); })) {
+      std::vector<std::string> choices = option_choices(*option);
+      if (!choices.empty()) {
+        others = fmt::format("      else\n        COMPREPLY=($(compgen -W '{}' -- \"$cur\"))\n",
+                             words(choices));
+      }
+    }
     out += fmt::format(
         "      esac\n"
         "      if [[ $cur == -* ]]; then\n"
         "        COMPREPLY=($(compgen -W '{}' -- \"$cur\"))\n"
+        "{}"
         "      fi ;;\n",
-        words(flags));
+        words(flags), others);
   }
   out +=
       "  esac\n"
@@ -190,7 +201,9 @@ std::string zsh_script(CLI::App& app) {
         }
       }
       if (!option->nonpositional()) {
-        out += "            '*:file:_files' \\\n";
+        std::vector<std::string> choices = option_choices(*option);
+        out += choices.empty() ? "            '*:file:_files' \\\n"
+                               : fmt::format("            '1:value:({})' \\\n", words(choices));
         continue;
       }
       std::vector<std::string> names = flag_names(*option);
@@ -239,7 +252,10 @@ std::string fish_script(CLI::App& app) {
     std::string when = fmt::format("'__fish_seen_subcommand_from {}'", sub->get_name());
     for (CLI::Option* option : sub->get_options([](CLI::Option*) { return true; })) {
       if (!option->nonpositional()) {
-        out += fmt::format("complete -c convo -n {} -F\n", when);
+        std::vector<std::string> choices = option_choices(*option);
+        out += choices.empty() ? fmt::format("complete -c convo -n {} -F\n", when)
+                               : fmt::format("complete -c convo -n {} -a {}\n", when,
+                                             shell_quote(words(choices), true));
         continue;
       }
       std::string line = fmt::format("complete -c convo -n {}", when);

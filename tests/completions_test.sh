@@ -36,6 +36,7 @@ expect "fail skip keep" convo filter --on-error =
 expect "first last" convo trim --strategy ""
 expect "--select" convo check --sel
 expect "normalize-for-api" convo help norm
+expect "bash" convo completions ba
 
 for shell in zsh fish; do
   if command -v "$shell" >/dev/null 2>&1; then
