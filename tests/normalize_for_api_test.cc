@@ -134,7 +134,7 @@ TEST_CASE("a subagent's own log is its conversation", "[normalize_for_api]") {
                                  R"({"role":"assistant","content":[{"type":"text","text":"sub done"}]})"}));
 }
 
-TEST_CASE("what the API must not see is dropped; local command output becomes user text",
+TEST_CASE("what the API must not see is dropped, and local command output becomes user text",
           "[normalize_for_api]") {
   std::string log =
       R"({"type":"summary","summary":"t","leafUuid":"a2"})" "\n" + cc_user("u1", "", R"("hi")") +
@@ -151,7 +151,7 @@ TEST_CASE("what the API must not see is dropped; local command output becomes us
                R"({"role":"assistant","content":[{"type":"text","text":"hello"}]})"}));
 }
 
-TEST_CASE("attachments the model saw become user text ahead of the prompt; others are dropped",
+TEST_CASE("attachments the model saw become user text ahead of the prompt, and others are dropped",
           "[normalize_for_api]") {
   std::string log =
       cc_user("u1", "", R"("first")") +
@@ -264,7 +264,7 @@ TEST_CASE("a response that is only thinking is dropped", "[normalize_for_api]") 
         lines({R"({"role":"user","content":[{"type":"text","text":"one"},{"type":"text","text":"again"}]})"}));
 }
 
-TEST_CASE("Claude Code's members the API does not take are left out; others are kept",
+TEST_CASE("Claude Code's members the API does not take are left out, and others are kept",
           "[normalize_for_api]") {
   std::string log =
       cc_user("u1", "", R"("q")") +
