@@ -22,8 +22,10 @@ namespace {
 Progress g_progress;
 ProgressMeter* g_meter = nullptr;
 
+// Not while standard output is the terminal standard error is, even with
+// --progress: the output would break into the line (see progress.h).
 bool shows_progress(const InputArgs& args) {
-  return !args.quiet && (args.progress || ::isatty(STDERR_FILENO) == 1);
+  return !args.quiet && (args.progress || ::isatty(STDERR_FILENO) == 1) && progress_allowed();
 }
 
 }  // namespace
@@ -49,9 +51,9 @@ void add_input_flags(CLI::App& sub, InputArgs& args) {
   sub.add_option("-j,--jobs", args.jobs,
                  "Process N inputs at once (0: one per CPU); the output is the same as with 1")
       ->option_text("N");
-  sub.add_flag("-q,--quiet", args.quiet, "No progress line on stderr (warnings still appear)");
+  sub.add_flag("-q,--quiet", args.quiet, "No progress line on stderr (warnings still appear); check: no reports either, the exit status only");
   sub.add_flag("--progress", args.progress,
-               "Show progress on stderr even when it is not a terminal");
+               "Show progress on stderr even when it is not a terminal (never while stdout is the same terminal)");
 }
 
 int with_output(const InputArgs& args, const std::function<int(Output& out)>& body) {
@@ -176,7 +178,7 @@ CLI::Validator one_of(std::vector<std::string> choices, std::string what) {
         }
         return fmt::format("unknown {} '{}' (choose from {})", what, value, join(choices));
       },
-      description);
+      description, "one_of");
 }
 
 CLI::Validator type_names() {
