@@ -1,4 +1,5 @@
 // convo assemble: recorded streaming responses to the messages they spell.
+#include <algorithm>
 #include <memory>
 
 #include "common.h"
@@ -36,21 +37,29 @@ void add_assemble(CLI::App& app, Runner& run) {
   CLI::App* sub = app.add_subcommand("assemble", "Assemble streamed responses into messages");
   sub->description(k_assemble_help);
   add_output_flags(*sub, args->output);
-  sub->add_option("FILE", args->input.files, "Streams to read; none or - reads standard input");
-  sub->add_option("--on-error", args->input.on_error,
-                  "A stream that is cut off or reports an error: fail (write what arrived, "
-                  "then stop with exit 3), skip or keep (write what arrived, warn, go on)")
-      ->capture_default_str()
-      ->check(one_of({"fail", "skip", "keep"}, "--on-error value"));
-  sub->add_option("-o,--output", args->input.output,
-                  "Write to FILE instead of standard output; FILE appears only when the run "
-                  "succeeds")
-      ->option_text("FILE");
+  add_input_flags(*sub, args->input);
+  sub->get_option("FILE")->description("Streams to read (gzip or zstd too) and directories; "
+                                       "none or - reads standard input");
+  sub->get_option("--from")->description(
+      "Stream format: auto (each stream's own, as its events show), anthropic, openai or "
+      "langchain; a stream in another format is an error");
+  sub->get_option("--on-error")
+      ->description("A stream that is cut off or reports an error: fail (write what arrived, "
+                    "then stop with exit 3), skip or keep (write what arrived, warn, go on)");
   sub->callback([args, &run] {
+    const std::vector<std::string> streams = {"auto", "anthropic", "openai", "langchain"};
+    if (std::find(streams.begin(), streams.end(), args->input.from) == streams.end()) {
+      throw CLI::ValidationError("--from", "assemble reads anthropic, openai and langchain "
+                                           "streams, not " + args->input.from);
+    }
     run = [args] {
       AssembleOptions options;
       options.inputs = args->input.files;
-      options.on_error = read_options(args->input).on_error;
+      ReadOptions read = read_options(args->input);
+      options.on_error = read.on_error;
+      options.from = read.from;
+      options.jobs = read.jobs;
+      options.progress = read.progress;
       if (!args->output.to.empty()) {
         options.to = parse_format(args->output.to);
       }

@@ -1,9 +1,12 @@
 // convo check: report what an API would reject in recorded conversations, for CI.
-#include <atomic>
+#include <algorithm>
+#include <cstdio>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "common.h"
-#include "stages/check.h"
+#include "stages/check_report.h"
 
 namespace convo::cli {
 
@@ -14,7 +17,28 @@ struct CheckArgs {
   ConversationArgs conversation;
   std::string target = "anthropic";
   std::string format = "text";
+  std::vector<std::string> select;
+  std::vector<std::string> ignore;
 };
+
+// A check that each of a comma-separated list is a rule's name, with a hint for a
+// near miss.
+CLI::Validator rule_names() {
+  std::vector<std::string> names;
+  for (const CheckRule& rule : check_rules()) {
+    names.emplace_back(rule.name);
+  }
+  return CLI::Validator(
+      [names](std::string& value) -> std::string {
+        if (std::find(names.begin(), names.end(), value) != names.end()) {
+          return "";
+        }
+        std::string hint = closest_match(value, names);
+        return hint.empty() ? fmt::format("unknown rule '{}' (see convo-check(1), RULES)", value)
+                            : fmt::format("unknown rule '{}' (did you mean '{}'?)", value, hint);
+      },
+      "RULE,...");
+}
 
 constexpr const char* k_check_help =
     R"(Check conversations against an API's rules and the files' own integrity.
@@ -24,9 +48,14 @@ Examples:
   convo check --for openai --format json chat.jsonl
   convo normalize-for-api session.jsonl | convo check
 
-Reports every problem as FILE:LINE: rule: message (or a JSON object per line with
---format json) and exits 1 when there are any, 0 when there are none, 3 when an
-input cannot be read. Bad records are reported (malformed-line), not fatal.
+Reports every problem as FILE:LINE: SEVERITY: RULE: MESSAGE (or a JSON object
+per line with --format json), then a summary on stderr ("12 problems (10 errors,
+2 warnings) in 3 of 40 files"), and exits 1 when there are any, 0 when there
+are none, 3 when an input cannot be read. duplicate-uuid and dangling-parent are
+warnings (the file's own bookkeeping, which no API sees), every other rule an
+error; both make the exit status 1. --select and --ignore choose the rules to
+report; -q reports nothing, for the exit status alone. Bad records are reported
+(malformed-line), not fatal.
 A Claude Code session is checked as the request it would become if it were sent
 as recorded: its main thread and each subagent's, the records of one response
 joined, nothing repaired. See convo-check(1) for every rule.)";
@@ -41,31 +70,52 @@ void add_check(CLI::App& app, Runner& run) {
       ->capture_default_str()
       ->check(one_of({"anthropic", "openai"}, "--for value"));
   sub->add_option("--format", args->format,
-                  "Report format: text (FILE:LINE: rule: message) or json (one object per line)")
+                  "Report format: text (FILE:LINE: SEVERITY: RULE: MESSAGE) or json (one object per line)")
       ->capture_default_str()
       ->check(one_of({"text", "json"}, "--format value"));
+  sub->add_option("--select", args->select, "Report only these rules (comma-separated)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->option_text("RULE,...")
+      ->check(rule_names());
+  sub->add_option("--ignore", args->ignore, "Do not report these rules (comma-separated)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->option_text("RULE,...")
+      ->check(rule_names());
   add_conversation_flags(*sub, args->conversation);
   add_input_flags(*sub, args->input);
   sub->callback([args, &run] {
     run = [args] {
-      CheckOptions options;
-      options.target = args->target == "openai" ? CheckTarget::openai : CheckTarget::anthropic;
-      ReportFormat format = args->format == "json" ? ReportFormat::json : ReportFormat::text;
+      ReportOptions options;
+      options.check.target =
+          args->target == "openai" ? CheckTarget::openai : CheckTarget::anthropic;
+      options.format = args->format == "json" ? ReportFormat::json : ReportFormat::text;
+      options.select = args->select;
+      options.ignore = args->ignore;
+      options.quiet = args->input.quiet;
       StreamOptions stream;
       stream.inputs = args->input.files;
       stream.read = read_options(args->input);
       // A bad record is a problem to report, not a reason to stop.
       stream.read.on_error = OnError::keep;
       GroupBy grouping = group_by(args->conversation);
-      auto problems = std::make_shared<std::atomic<std::uint64_t>>(0);
-      return with_output(args->input, [&](Output& out) {
+      auto tally = std::make_shared<CheckTally>();
+      int code = with_output(args->input, [&](Output& out) {
         // The report says all there is to say about bad records.
         NullDiagnostics quiet;
         run_stream(
             stream, [grouping] { return make_check_stage(grouping); },
-            check_sink(options, format, problems), out, quiet);
-        return static_cast<int>(*problems > 0 ? ExitCode::problems : ExitCode::ok);
+            check_report_sink(options, tally), out, quiet);
+        return static_cast<int>(tally->problems() > 0 ? ExitCode::problems : ExitCode::ok);
       });
+      // The summary, for a CI log: on stderr, so that the report stays parseable.
+      if (tally->problems() > 0 && !args->input.quiet) {
+        std::fflush(stdout);
+        std::string line = fmt::format("convo: {}\n", check_summary(*tally));
+        std::fputs(line.c_str(), stderr);
+      }
+      return code;
     };
   });
 }

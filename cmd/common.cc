@@ -26,8 +26,10 @@ namespace {
 Progress g_progress;
 ProgressMeter* g_meter = nullptr;
 
+// Not while standard output is the terminal standard error is, even with
+// --progress: the output would break into the line (see progress.h).
 bool shows_progress(const InputArgs& args) {
-  return !args.quiet && (args.progress || ::isatty(STDERR_FILENO) == 1);
+  return !args.quiet && (args.progress || ::isatty(STDERR_FILENO) == 1) && progress_allowed();
 }
 
 // The largest --max-record-size: RapidJSON counts a string's bytes in 32 bits.
@@ -100,9 +102,9 @@ void add_input_flags(CLI::App& sub, InputArgs& args) {
             return "";
           },
           "SIZE"));
-  sub.add_flag("-q,--quiet", args.quiet, "No progress line on stderr (warnings still appear)");
+  sub.add_flag("-q,--quiet", args.quiet, "No progress line on stderr (warnings still appear); check: no reports either, the exit status only");
   sub.add_flag("--progress", args.progress,
-               "Show progress on stderr even when it is not a terminal");
+               "Show progress on stderr even when it is not a terminal (never while stdout is the same terminal)");
 }
 
 int with_output(const InputArgs& args, const std::function<int(Output& out)>& body) {
@@ -228,7 +230,7 @@ CLI::Validator one_of(std::vector<std::string> choices, std::string what) {
         }
         return fmt::format("unknown {} '{}' (choose from {})", what, value, join(choices));
       },
-      description);
+      description, "one_of");
 }
 
 CLI::Validator type_names() {

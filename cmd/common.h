@@ -74,7 +74,8 @@ GroupBy group_by(const ConversationArgs& args);
 std::vector<std::string> format_choices(bool with_auto);
 
 // A check that the value is one of `choices`; a near miss gets a hint:
-// "unknown format 'opnai' (did you mean 'openai'?)".
+// "unknown format 'opnai' (did you mean 'openai'?)". The check is named "one_of"
+// and its description lists the choices, which is how completions find them.
 CLI::Validator one_of(std::vector<std::string> choices, std::string what);
 
 // A check that the value is a list of message type names (convo(1), TYPES), with a
@@ -101,5 +102,7 @@ void add_merge_runs(CLI::App& app, Runner& run);
 void add_buffer_string(CLI::App& app, Runner& run);
 void add_trim(CLI::App& app, Runner& run);
 void add_assemble(CLI::App& app, Runner& run);
+// Not a transcript subcommand: `convo completions SHELL` (cmd/completions.cc).
+void add_completions(CLI::App& app, Runner& run);
 
 }  // namespace convo::cli

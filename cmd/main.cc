@@ -10,6 +10,7 @@
 
 #include "common.h"
 #include "error.h"
+#include "help.h"
 
 using convo::ExitCode;
 
@@ -36,14 +37,10 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
 
-  CLI::App app{"convo: clean, cut, check and convert LLM conversation transcripts (JSONL).\n"
-               "Run 'convo SUBCOMMAND --help' for a subcommand's flags and examples; "
-               "man convo for the whole story.",
+  CLI::App app{"convo: clean, cut, check and convert LLM conversation transcripts (JSONL).",
                "convo"};
-  app.set_version_flag("--version", "convo " CONVO_VERSION);
+  app.set_version_flag("-V,--version", "convo " CONVO_VERSION);
   app.require_subcommand(1);
-  app.footer("Exit status: 0 ok, 1 problems found (check), 2 usage error, 3 bad input, "
-             "4 output error, 5 internal error.");
 
   convo::cli::Runner run;
   // The subcommands, in the order man/convo.1 lists them.
@@ -56,15 +53,28 @@ int main(int argc, char** argv) {
   convo::cli::add_buffer_string(app, run);
   convo::cli::add_trim(app, run);
   convo::cli::add_assemble(app, run);
+  convo::cli::add_completions(app, run);
 
-  auto usage_error = [](const std::string& what) {
-    convo::cli::write_stderr(fmt::format("convo: {}\nRun 'convo --help' for usage.\n", what));
+  // A usage error names the help to read: the subcommand's when there is one.
+  auto usage_error = [](const std::string& what, const std::string& sub = "") {
+    convo::cli::write_stderr(fmt::format("convo: {}\nRun 'convo {}--help' for usage.\n", what,
+                                         sub.empty() ? "" : sub + " "));
     return static_cast<int>(ExitCode::usage);
   };
   std::vector<std::string> names;
   for (const CLI::App* sub : app.get_subcommands({})) {
     names.push_back(sub->get_name());
   }
+  auto unknown_subcommand = [&](const std::string& name) {
+    std::vector<std::string> choices = names;
+    choices.emplace_back("help");
+    std::string what = fmt::format("unknown subcommand '{}'", name);
+    std::string hint = convo::closest_match(name, choices);
+    if (!hint.empty()) {
+      what += fmt::format(" (did you mean '{}'?)", hint);
+    }
+    return usage_error(what);
+  };
   if (argc == 1) {
     std::string list;
     for (const std::string& name : names) {
@@ -72,14 +82,25 @@ int main(int argc, char** argv) {
     }
     return usage_error(fmt::format("missing subcommand: one of {}", list));
   }
-  if (argv[1][0] != '-' &&
-      std::find(names.begin(), names.end(), argv[1]) == names.end()) {
-    std::string what = fmt::format("unknown subcommand '{}'", argv[1]);
-    std::string hint = convo::closest_match(argv[1], names);
-    if (!hint.empty()) {
-      what += fmt::format(" (did you mean '{}'?)", hint);
+  std::string first = argv[1];
+  if (first == "-h" || first == "--help" || (first == "help" && argc == 2)) {
+    std::fputs(convo::cli::root_help(app).c_str(), stdout);
+    return static_cast<int>(ExitCode::ok);
+  }
+  if (first == "help") {
+    if (argv[2][0] == '-' || std::string(argv[2]) == "help") {
+      std::fputs(convo::cli::root_help(app).c_str(), stdout);
+      return static_cast<int>(ExitCode::ok);
     }
-    return usage_error(what);
+    if (std::find(names.begin(), names.end(), argv[2]) == names.end()) {
+      return unknown_subcommand(argv[2]);
+    }
+    CLI::App* sub = app.get_subcommand(argv[2]);
+    std::fputs(sub->help("convo").c_str(), stdout);
+    return static_cast<int>(ExitCode::ok);
+  }
+  if (first[0] != '-' && std::find(names.begin(), names.end(), first) == names.end()) {
+    return unknown_subcommand(first);
   }
   try {
     app.parse(argc, argv);
@@ -87,7 +108,13 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) {
       return app.exit(e);  // --help, --version
     }
-    return usage_error(e.what());
+    // A mistyped flag is the error to report, even when CLI11 stopped at another
+    // (a required flag that the typo meant to give).
+    bool has_sub = first[0] != '-';
+    CLI::App* sub = has_sub ? app.get_subcommand(first) : &app;
+    std::vector<std::string> words(argv + (has_sub ? 2 : 1), argv + argc);
+    std::string typo = convo::cli::unknown_flag(*sub, words);
+    return usage_error(typo.empty() ? e.what() : typo, has_sub ? first : "");
   }
 
   try {

@@ -2,7 +2,18 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace convo::cli {
+
+// Ours: Debian has no C++ progress-line library (apt-cache search progressbar finds
+// Go, Haskell and Perl ones), and one that gives way to warnings and to a terminal
+// stdout is this file. Its thread costs nothing measurable: converting 220 MB (16
+// times the Claude Code corpus) took 0.62-0.64 s of CPU with -q, 0.64-0.65 s with
+// --progress.
 
 namespace {
 
@@ -20,7 +31,47 @@ std::string human_count(double n) {
   return fmt::format("{:.0f}", n);
 }
 
+std::string duration(double seconds) {
+  auto s = static_cast<std::uint64_t>(seconds + 0.5);
+  if (s >= 3600) {
+    return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+  }
+  return fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
 }  // namespace
+
+std::string progress_line(const ProgressCounts& counts, double seconds) {
+  auto records = static_cast<double>(counts.records);
+  auto bytes = static_cast<double>(counts.bytes);
+  std::string line = fmt::format("convo: {}/{} files, ", counts.inputs_done, counts.inputs_total);
+  if (counts.bytes_total > 0) {
+    double done = std::min(1.0, bytes / static_cast<double>(counts.bytes_total));
+    line += fmt::format("{:.1f} of {:.1f} MB ({:.0f}%), ", bytes / 1e6,
+                        static_cast<double>(counts.bytes_total) / 1e6, done * 100);
+    line += fmt::format("{} records, {} records/s", human_count(records),
+                        human_count(seconds > 0 ? records / seconds : 0));
+    // Time left at the pace so far, once there is a pace to go by.
+    if (done >= 0.01 && seconds >= 1) {
+      line += fmt::format(", {} left", duration(seconds * (1 - done) / done));
+    }
+    return line;
+  }
+  return line + fmt::format("{:.1f} MB, {} records, {} records/s", bytes / 1e6,
+                            human_count(records), human_count(seconds > 0 ? records / seconds : 0));
+}
+
+bool progress_allowed() {
+  if (::isatty(STDOUT_FILENO) != 1 || ::isatty(STDERR_FILENO) != 1) {
+    return true;
+  }
+  struct stat out {};
+  struct stat err {};
+  if (::fstat(STDOUT_FILENO, &out) != 0 || ::fstat(STDERR_FILENO, &err) != 0) {
+    return false;
+  }
+  return out.st_rdev != err.st_rdev;
+}
 
 ProgressMeter::ProgressMeter(const Progress& progress, bool terminal)
     : m_progress(progress), m_terminal(terminal), m_start(std::chrono::steady_clock::now()) {
@@ -71,13 +122,13 @@ void ProgressMeter::run() {
 void ProgressMeter::draw(bool final) {
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
-  auto records = static_cast<double>(m_progress.records.load(std::memory_order_relaxed));
-  auto bytes = static_cast<double>(m_progress.bytes.load(std::memory_order_relaxed));
-  std::string line = fmt::format(
-      "convo: {}/{} files, {:.1f} MB, {} records, {} records/s",
-      m_progress.inputs_done.load(std::memory_order_relaxed),
-      m_progress.inputs_total.load(std::memory_order_relaxed), bytes / 1e6, human_count(records),
-      human_count(seconds > 0 ? records / seconds : 0));
+  ProgressCounts counts;
+  counts.inputs_done = m_progress.inputs_done.load(std::memory_order_relaxed);
+  counts.inputs_total = m_progress.inputs_total.load(std::memory_order_relaxed);
+  counts.bytes = m_progress.bytes.load(std::memory_order_relaxed);
+  counts.bytes_total = m_progress.bytes_total.load(std::memory_order_relaxed);
+  counts.records = m_progress.records.load(std::memory_order_relaxed);
+  std::string line = progress_line(counts, seconds);
   (void)final;
   // fputs, not fmt::print: a closed or full stderr must not throw on this thread.
   if (m_terminal) {

@@ -2,18 +2,17 @@
 #include <atomic>
 
 #include "fuzz.h"
-#include "stages/check.h"
+#include "stages/check_report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  auto problems = std::make_shared<std::atomic<std::uint64_t>>(0);
-  convo::CheckOptions options;
+  auto tally = std::make_shared<convo::CheckTally>();
+  convo::ReportOptions options;
   if (size % 2 == 1) {
-    options.target = convo::CheckTarget::openai;
+    options.check.target = convo::CheckTarget::openai;
   }
+  options.format = size % 3 == 0 ? convo::ReportFormat::json : convo::ReportFormat::text;
   convo::fuzz::run_stage_on(
       data, size, [] { return convo::make_check_stage(convo::GroupBy::session); },
-      convo::check_sink(options,
-                        size % 3 == 0 ? convo::ReportFormat::json : convo::ReportFormat::text,
-                        problems));
+      convo::check_report_sink(options, tally));
   return 0;
 }

@@ -60,6 +60,9 @@ struct rapidjson::StreamTraits<convo::PaddedInsituStream> {
 // prologue is most of the parse. The padding lets every load be unaligned instead.
 // It also stops at 0x1A-0x1F, which RapidJSON's SSE2 scan lets through (it compares
 // with 0x19), so that raw control characters are an error as in the byte-wise parse.
+// Ours stays, specialising RapidJSON's reader rather than replacing it (simdjson is
+// not an in-place DOM that keeps bytes): callgrind on 20 MB of transcripts, filter
+// 292M -> 236M instructions with it (commit 5bb95a7).
 template <>
 template <>
 inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, convo::JsonBaseAllocator>::

@@ -9,6 +9,7 @@
 #include <deque>
 #include <exception>
 #include <limits>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 
@@ -76,6 +77,31 @@ class CountingSource final : public ByteSource {
   std::atomic<std::uint64_t>& m_bytes;
 };
 
+}  // namespace
+
+void count_inputs(const std::vector<std::string>& inputs, Progress& progress) {
+  std::uint64_t total = 0;
+  for (const std::string& path : inputs) {
+    std::error_code error;
+    if (path == "-" || !std::filesystem::is_regular_file(path, error)) {
+      total = 0;
+      break;
+    }
+    total += std::filesystem::file_size(path, error);
+  }
+  progress.inputs_total.fetch_add(inputs.size(), std::memory_order_relaxed);
+  progress.bytes_total.fetch_add(total, std::memory_order_relaxed);
+}
+
+std::unique_ptr<ByteSource> counted(std::unique_ptr<ByteSource> input, Progress* progress) {
+  if (progress == nullptr) {
+    return input;
+  }
+  return std::make_unique<CountingSource>(std::move(input), progress->bytes);
+}
+
+namespace {
+
 // Bad records of one input warned about one by one; past this, one more warning
 // says the rest are only counted (the closing count has them all). A broken input
 // may hold millions, and their warnings would bury everything else.
@@ -121,9 +147,7 @@ class InputReader {
     m_warned = 0;
     std::string name = display_name(path);
     std::unique_ptr<ByteSource> input = m_open(path);
-    if (m_options.progress != nullptr) {
-      input = std::make_unique<CountingSource>(std::move(input), m_options.progress->bytes);
-    }
+    input = counted(std::move(input), m_options.progress);
     RecordReader reader(decompressing(std::move(input), name), name, m_options.max_record_size);
     try {
       read_records(reader);
@@ -368,7 +392,7 @@ std::vector<std::string> input_list(const std::vector<std::string>& paths,
   std::vector<std::string> inputs = paths.empty() ? std::vector<std::string>{"-"}
                                                   : expand_inputs(paths);
   if (options.progress != nullptr) {
-    options.progress->inputs_total.fetch_add(inputs.size(), std::memory_order_relaxed);
+    count_inputs(inputs, *options.progress);
   }
   return inputs;
 }
@@ -384,6 +408,12 @@ void flush_complete(Output& out) {
 }
 
 // --- Parallel runs (-j) ---
+//
+// Ours rather than TBB's parallel_pipeline (libtbb-dev): an ordered filter would
+// still leave us the 64 MB bound on waiting output and the replay of warnings and
+// of the first error in input order, which are most of this code, and the pool
+// itself costs no measurable work: converting 220 MB (16 times the Claude Code
+// corpus) took 0.49-0.54 s of CPU with -j2 against 0.49-0.55 s with -j1.
 
 // Descriptors kept back from parallel inputs: standard streams, -o's file, the
 // allocator's and libraries' own.

@@ -36,7 +36,18 @@ struct Progress {
   std::atomic<std::uint64_t> inputs_done{0};
   std::atomic<std::uint64_t> bytes{0};    // bytes read from the inputs, as stored (compressed)
   std::atomic<std::uint64_t> records{0};  // records read
+  // The inputs' sizes as stored, when all are regular files; 0 when some size is
+  // not known (standard input, a pipe), and then no percentage can be shown.
+  std::atomic<std::uint64_t> bytes_total{0};
 };
+
+// Adds `inputs` (as `expand_inputs` lists them) to `progress`: their number, and
+// their sizes when every one is a regular file.
+void count_inputs(const std::vector<std::string>& inputs, Progress& progress);
+
+// `input`, counting what is read from it into `progress->bytes`; `input` itself
+// when `progress` is null.
+std::unique_ptr<ByteSource> counted(std::unique_ptr<ByteSource> input, Progress* progress);
 
 struct ReadOptions {
   std::optional<Format> from;  // nullopt: detect each input's format from its first records

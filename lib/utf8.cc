@@ -5,6 +5,9 @@
 
 namespace convo {
 
+// Ours rather than utfcpp's utf8::find_invalid (Debian libutfcpp-dev): on 4 MB of
+// corpus transcripts it takes 4.4M instructions (callgrind) against utfcpp's 99.9M,
+// the 16-byte ASCII skip doing most of the work in text that is mostly ASCII.
 std::optional<std::size_t> find_invalid_utf8(std::string_view text) {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t n = text.size();

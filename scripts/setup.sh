@@ -61,3 +61,20 @@ convo_install_langchain() {
   (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
     echo "notice: npm ci failed in $dir; the LangChain.js conformance tests will be skipped" >&2
 }
+
+# Installs the pinned Claude Code of ../shared/cc-oracle (the harness that resumes a
+# session with the real `claude` against a loopback stand-in for the Messages API),
+# when the harness is beside this clone and npm is here; otherwise the cc-oracle
+# tests are skipped, with a notice.
+convo_install_cc_oracle() {
+  local dir=../shared/cc-oracle
+  if [ ! -f "$dir/package-lock.json" ] || ! command -v npm >/dev/null 2>&1; then
+    echo "notice: ../shared/cc-oracle or npm is missing; the Claude Code oracle tests will be skipped" >&2
+    return 0
+  fi
+  if [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
+    return 0
+  fi
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null 2>&1) ||
+    echo "notice: npm ci failed in $dir; the Claude Code oracle tests will be skipped" >&2
+}

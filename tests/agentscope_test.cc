@@ -19,7 +19,7 @@ const char* k_v2 =
 
 }  // namespace
 
-TEST_CASE("agentscope 1.x records decode; a Msg of tool results is a tool message",
+TEST_CASE("agentscope 1.x records decode, and a Msg of tool results is a tool message",
           "[agentscope]") {
   auto messages = read_messages(k_v1);
   REQUIRE(messages.size() == 3);

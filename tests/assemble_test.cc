@@ -213,7 +213,7 @@ TEST_CASE("assembled messages are written in another format with --to", "[assemb
         std::string::npos);
 }
 
-TEST_CASE("a repeated message_start is ignored; a new message ends the open one", "[assemble]") {
+TEST_CASE("a repeated message_start is ignored, and a new message ends the open one", "[assemble]") {
   std::string start = R"({"type":"message_start","message":{"id":"m1","type":"message","role":"assistant","content":[],"model":"x","usage":{"input_tokens":1,"output_tokens":1}}})" "\n";
   std::string text = start + start +
                      R"({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}})" "\n"

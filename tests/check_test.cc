@@ -216,7 +216,7 @@ struct Breakage {
 
 }  // namespace
 
-TEST_CASE("every request the API accepted passes; broken copies fail with the right rule",
+TEST_CASE("every request the API accepted passes, and broken copies fail with the right rule",
           "[check][corpus]") {
   fs::path root = CONVO_CORPUS_DIR;
   if (!fs::is_directory(root / "anthropic-api")) {

@@ -19,6 +19,7 @@ check() { # where example
 subcommands=$("$binary" --help | awk '/^Subcommands:/ {on=1; next} on && /^  [a-z]/ {print $1}')
 [ -n "$subcommands" ] || { echo "*** no subcommands found in convo --help" >&2; exit 1; }
 for sub in $subcommands; do
+  [ "$sub" = help ] && continue  # `convo help SUB` shows SUB's help
   examples=$("$binary" "$sub" --help | awk '/^Examples:/ {on=1; next} on && /^  convo / {sub(/^  /, ""); print; next} on && /^$/ {exit}')
   [ -n "$examples" ] || { echo "*** convo $sub --help has no examples" >&2; missing=1; }
   while IFS= read -r example; do

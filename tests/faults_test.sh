@@ -115,7 +115,7 @@ for signal in INT TERM HUP; do
   rm -f ./*.convo-* killed.jsonl
   mkfifo feed.$signal
   # The input never ends: the run is still going when the signal comes.
-  (cat good.jsonl; sleep 20) >feed.$signal &
+  (cat good.jsonl; exec sleep 20) >feed.$signal &
   feeder=$!
   "$convo" filter feed.$signal -o killed.jsonl &
   pid=$!

@@ -4,10 +4,10 @@
 # its own, one file per job for those that look across records.
 # Skipped (exit 77) when GNU parallel or ../shared/bench/gen-corpus is missing.
 #
-#   parallel_test.sh CONVO_BINARY SOURCE_DIR
+#   parallel_test.sh CONVO_BINARY SOURCE_DIR [SHARED_DIR]
 set -u
 binary=$(realpath "$1") src=$2
-gen=$src/../shared/bench/gen-corpus
+gen=${3:-$src/../shared}/bench/gen-corpus
 command -v parallel >/dev/null 2>&1 || { echo "SKIPPED: GNU parallel is not installed (Debian: parallel)"; exit 77; }
 [ -f "$gen" ] || { echo "SKIPPED: $gen is missing"; exit 77; }
 

@@ -21,7 +21,7 @@ std::vector<Record> read_all(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("records are lines; blank lines are skipped but counted", "[io]") {
+TEST_CASE("records are lines, and blank lines are skipped but counted", "[io]") {
   auto records = read_all("{\"a\":1}\n\n   \n{\"a\":2}\n");
   REQUIRE(records.size() == 2);
   CHECK(records[0].raw == "{\"a\":1}");

@@ -48,7 +48,7 @@ TEST_CASE("short ids are Claude Code's deriveShortMessageId", "[split_blocks]") 
         "4ntnke");
 }
 
-TEST_CASE("each block becomes a record; later records are renamed and relinked",
+TEST_CASE("each block becomes a record, and later records are renamed and relinked",
           "[split_blocks]") {
   std::string log =
       cc_user("11111111-1111-1111-1111-111111111111", "", R"("hi")") +

@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstring>
 #include <iterator>
+#include <random>
 
 #include "error.h"
 
@@ -160,14 +161,23 @@ FileOutput::FileOutput(std::string path) : m_path(std::move(path)) {
     return;
   }
   m_target = follow_links(m_path);
-  // Beside the target, so that the rename stays within one file system.
-  m_temporary = m_target + ".convo-XXXXXX";
-  m_fd = ::mkstemp(m_temporary.data());
-  if (m_fd < 0) {
-    throw Error(fmt::format("{}: cannot create: {}", m_path, std::strerror(errno)),
-                ExitCode::output);
+  // Beside the target, so that the rename stays within one file system. The name
+  // is armed for removal on a signal before the file exists (mkstemp would leave a
+  // moment when it exists and is not armed).
+  std::random_device random;
+  for (int attempt = 0; m_fd < 0; ++attempt) {
+    m_temporary = fmt::format("{}.convo-{:08x}", m_target, random());
+    arm_cleanup(m_temporary);
+    m_fd = ::open(m_temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (m_fd < 0) {
+      int error = errno;
+      disarm_cleanup();
+      if (error != EEXIST || attempt >= 100) {
+        throw Error(fmt::format("{}: cannot create: {}", m_path, std::strerror(error)),
+                    ExitCode::output);
+      }
+    }
   }
-  arm_cleanup(m_temporary);
   if (::stat(m_target.c_str(), &info) == 0) {
     // Replacing a file: it keeps its permissions, and its owner where we may.
     ::fchmod(m_fd, info.st_mode & 07777);
@@ -175,7 +185,7 @@ FileOutput::FileOutput(std::string path) : m_path(std::move(path)) {
       // Not allowed (another user's file we may write): the file becomes ours.
     }
   } else {
-    // mkstemp makes the file private (0600); give it the mode a new file would get.
+    // The file was made private (0600); give it the mode a new file would get.
     mode_t mask = ::umask(0);
     ::umask(mask);
     ::fchmod(m_fd, 0666 & ~mask);

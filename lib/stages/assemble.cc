@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
+#include <future>
 #include <map>
 #include <optional>
 
@@ -1046,6 +1048,44 @@ std::vector<AssembledResponse> assemble_stream(StreamEventReader& reader, Diagno
   return StreamAssembler(reader, diagnostics).run();
 }
 
+namespace {
+
+// The warnings of one stream, held until its turn to be written comes (with -j).
+class HeldDiagnostics final : public Diagnostics {
+ public:
+  void warning(const Location& where, std::string_view what) override {
+    m_held.emplace_back(where, std::string(what));
+  }
+  void replay(Diagnostics& to) const {
+    for (const auto& [where, what] : m_held) {
+      to.warning(where, what);
+    }
+  }
+
+ private:
+  std::vector<std::pair<Location, std::string>> m_held;
+};
+
+struct AssembledInput {
+  std::vector<AssembledResponse> responses;
+  HeldDiagnostics warnings;
+};
+
+AssembledInput assemble_input(const std::string& path, const AssembleOptions& options,
+                              const Opener& open) {
+  AssembledInput input;
+  std::string name = display_name(path);
+  StreamEventReader reader(decompressing(counted(open(path), options.progress), name), name);
+  input.responses = assemble_stream(reader, input.warnings);
+  if (options.progress != nullptr) {
+    options.progress->records.fetch_add(input.responses.size(), std::memory_order_relaxed);
+    options.progress->inputs_done.fetch_add(1, std::memory_order_relaxed);
+  }
+  return input;
+}
+
+}  // namespace
+
 AssembleStats assemble(const AssembleOptions& options, Output& out, Diagnostics& diagnostics,
                        const Opener& open) {
   AssembleStats stats;
@@ -1055,12 +1095,38 @@ AssembleStats assemble(const AssembleOptions& options, Output& out, Diagnostics&
   // the transcript files below it.
   std::vector<std::string> inputs =
       options.inputs.empty() ? std::vector<std::string>{"-"} : expand_inputs(options.inputs);
-  for (const std::string& path : inputs) {
-    std::string name = display_name(path);
-    StreamEventReader reader(decompressing(open(path), name), name);
-    std::vector<AssembledResponse> responses = assemble_stream(reader, diagnostics);
+  if (options.progress != nullptr) {
+    count_inputs(inputs, *options.progress);
+  }
+  // Up to `jobs` streams are assembled ahead on threads of their own; they are
+  // written, and their warnings and errors given, in input order.
+  unsigned jobs = std::max(1u, options.jobs);
+  std::deque<std::future<AssembledInput>> pending;
+  std::size_t next = 0;
+  auto launch = [&] {
+    pending.push_back(std::async(jobs > 1 ? std::launch::async : std::launch::deferred,
+                                 assemble_input, std::cref(inputs[next]), std::cref(options),
+                                 std::cref(open)));
+    ++next;
+  };
+  while (next < inputs.size() && pending.size() < jobs) {
+    launch();
+  }
+  while (!pending.empty()) {
+    AssembledInput input = pending.front().get();
+    pending.pop_front();
+    if (next < inputs.size()) {
+      launch();
+    }
+    input.warnings.replay(diagnostics);
+    std::vector<AssembledResponse>& responses = input.responses;
     FormatWriter writer(out, options.to, loss);
     for (AssembledResponse& response : responses) {
+      if (!response.json.empty() && options.from && response.format != *options.from) {
+        throw Error(response.where,
+                    fmt::format("the stream is {}, not {} as --from says",
+                                format_name(response.format), format_name(*options.from)));
+      }
       if (!response.json.empty()) {
         // The events' strings are copied as they came; JSON (and the APIs) take
         // only UTF-8, so a stream with bytes that are not is not written out.

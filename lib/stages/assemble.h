@@ -52,6 +52,11 @@ struct AssembleOptions {
   std::optional<Format> to;         // nullopt: each response in the format it streamed in
   bool strict = false;              // what `to` cannot hold is an error
   OnError on_error = OnError::fail;
+  // The format every stream must be in (anthropic, openai or langchain); nullopt:
+  // each stream's own, as its events show it.
+  std::optional<Format> from;
+  unsigned jobs = 1;             // streams assembled at once; the output is the same as with 1
+  Progress* progress = nullptr;  // counters to update, or none
 };
 
 struct AssembleStats {
@@ -62,6 +67,8 @@ struct AssembleStats {
 // Assembles the streams in `options.inputs` and writes their messages to `out`. An
 // incomplete response is written as far as it arrived; then, under OnError::fail,
 // a convo::Error names where the stream broke off, and otherwise a warning does.
+// With `options.jobs` > 1, up to that many streams are assembled at once; their
+// messages, warnings and errors are handed on in input order.
 AssembleStats assemble(const AssembleOptions& options, Output& out, Diagnostics& diagnostics,
                        const Opener& open = open_input);
 

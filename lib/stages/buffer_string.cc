@@ -1,5 +1,8 @@
 #include "stages/buffer_string.h"
 
+#include <range/v3/view/filter.hpp>
+#include <range/v3/view/remove_if.hpp>
+
 #include "io/output.h"
 #include "json.h"
 #include "json_dialects.h"
@@ -7,6 +10,10 @@
 namespace convo {
 
 namespace {
+
+// What the text formats pick out of a message's blocks (range-v3 views over them).
+bool is_tool_call(const Block& block) { return block.type == BlockType::tool_use; }
+bool is_tool_result(const Block& block) { return block.type == BlockType::tool_result; }
 
 // Where rendered text goes: a string, or straight into the output (so the texts,
 // most of what is written, are copied once).
@@ -94,10 +101,7 @@ void append_display_id(std::string_view id, std::string& out) {
 // The tool calls as LangChain.js's getBufferString writes them.
 void append_tool_calls(const Message& message, std::string& out) {
   bool any = false;
-  for (const Block& block : message.content.blocks) {
-    if (block.type != BlockType::tool_use) {
-      continue;
-    }
+  for (const Block& block : message.content.blocks | ranges::views::filter(is_tool_call)) {
     out += any ? ',' : '[';
     any = true;
     out += '{';
@@ -152,10 +156,8 @@ void append_content(const Content& content, TextOut& out) {
     out.add(content.text);
     return;
   }
-  for (const Block& block : content.blocks) {
-    if (block.type != BlockType::tool_result) {
-      append_block(block, out);
-    }
+  for (const Block& block : content.blocks | ranges::views::remove_if(is_tool_result)) {
+    append_block(block, out);
   }
 }
 

@@ -77,17 +77,10 @@ std::vector<Problem> check_conversation(std::vector<Message> records, const Chec
 // they arrive (slim_for_api), each conversation passed on whole to the sink.
 std::unique_ptr<StreamStage> make_check_stage(GroupBy group_by);
 
-// How the report is written.
+// How the report is written (stages/check_report.h writes it).
 enum class ReportFormat : std::uint8_t {
-  text,  // FILE:LINE: rule: message
-  json,  // one {"file","line","rule","message"} object per line
+  text,  // FILE:LINE: severity: rule: message
+  json,  // one {"file","line","rule","severity","message"} object per line
 };
-
-// A sink that checks each conversation it is given (what comes one message at a
-// time is one conversation) and, at the end of each input, writes the input's
-// problems to the output and adds their number to `problems` (shared by every
-// input of a run).
-SinkFactory check_sink(CheckOptions options, ReportFormat format,
-                       std::shared_ptr<std::atomic<std::uint64_t>> problems);
 
 }  // namespace convo

@@ -249,10 +249,12 @@ void append_content(Message& into, Message&& from, std::vector<BlockOrigin>* int
   static const BlockOrigin k_none;
   to_blocks(into.content, into_origins, into_origin != nullptr ? *into_origin : k_none);
   to_blocks(from.content, from_origins, from_origin != nullptr ? *from_origin : k_none);
-  // Claude Code joins user messages with a newline where text meets text, but not
-  // two attachments' texts.
+  // Claude Code, loading its own session, joins user messages with a newline where
+  // text meets text, but not two attachments' texts. Other transcripts are joined as
+  // the API joins them, block after block, so that `check` sees a request's blocks
+  // as the API does.
   auto& blocks = into.content.blocks;
-  if (into.role == Role::user && !blocks.empty() && blocks.back().type == BlockType::text &&
+  if (into.role == Role::user && calls_claude_code_tools(into.origin) && !blocks.empty() && blocks.back().type == BlockType::text &&
       !from.content.blocks.empty() && from.content.blocks.front().type == BlockType::text &&
       !(into.record_type == k_attachment_record && from.record_type == k_attachment_record)) {
     blocks.back().text += '\n';

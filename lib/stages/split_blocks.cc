@@ -1,6 +1,7 @@
 #include "stages/split_blocks.h"
 
 #include <fmt/format.h>
+#include <range/v3/view/enumerate.hpp>
 
 #include <cstdint>
 
@@ -78,7 +79,7 @@ void SplitBlocks::push(Message&& message, MessageSink& next) {
   const std::string uuid = message.envelope.uuid;
   std::vector<Block> blocks = std::move(content.blocks);
   std::string previous;  // the uuid of the block before
-  for (std::size_t k = 0; k < blocks.size(); ++k) {
+  for (auto&& [k, block] : ranges::views::enumerate(blocks)) {
     bool last = k + 1 == blocks.size();
     Message piece;
     if (last) {
@@ -88,7 +89,7 @@ void SplitBlocks::push(Message&& message, MessageSink& next) {
     }
     piece.content.form = Content::Form::blocks;
     piece.content.blocks.clear();
-    piece.content.blocks.push_back(std::move(blocks[k]));
+    piece.content.blocks.push_back(std::move(block));
     if (!uuid.empty()) {
       Envelope& e = piece.envelope;
       e.uuid = m_new_chain ? derive_uuid(uuid, k) : uuid;

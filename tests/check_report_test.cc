@@ -1,0 +1,85 @@
+// The report of `convo check` (stages/check_report.h): severities, the summary
+// line, and --select/--ignore. The rules themselves are in check_test.cc.
+#include <catch2/catch.hpp>
+
+#include "io/output.h"
+#include "stages/check_report.h"
+#include "test_util.h"
+
+using namespace convo;
+
+TEST_CASE("rules about the file's own bookkeeping are warnings, the rest errors", "[check]") {
+  CHECK(rule_severity("duplicate-uuid") == Severity::warning);
+  CHECK(rule_severity("dangling-parent") == Severity::warning);
+  std::size_t warnings = 0;
+  for (const CheckRule& rule : check_rules()) {
+    warnings += rule_severity(rule.name) == Severity::warning ? 1 : 0;
+  }
+  CHECK(warnings == 2);
+  CHECK(severity_name(rule_severity("tool-result-missing")) == "error");
+}
+
+TEST_CASE("the summary line counts problems, their severities and files", "[check]") {
+  CheckTally tally;
+  tally.errors = 10;
+  tally.warnings = 2;
+  tally.files = 40;
+  tally.files_with_problems = 3;
+  CHECK(check_summary(tally) == "12 problems (10 errors, 2 warnings) in 3 of 40 files");
+  tally.errors = 1;
+  tally.warnings = 0;
+  tally.files = 1;
+  tally.files_with_problems = 1;
+  CHECK(check_summary(tally) == "1 problem (1 error) in 1 of 1 file");
+}
+
+namespace {
+
+std::string report(const std::string& text, ReportOptions options, CheckTally& tally) {
+  StreamOptions stream;
+  stream.inputs = {"chat.jsonl"};
+  stream.read.from = Format::openai;
+  stream.read.on_error = OnError::keep;
+  options.check.target = CheckTarget::openai;
+  auto shared = std::shared_ptr<CheckTally>(&tally, [](CheckTally*) {});
+  StringOutput out;
+  NullDiagnostics diagnostics;
+  run_stream(
+      stream, [] { return make_check_stage(GroupBy::file); }, check_report_sink(options, shared),
+      out, diagnostics, [&](const std::string&) { return memory_source(text); });
+  return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("check reports and counts only what --select and --ignore choose", "[check]") {
+  const std::string chat =
+      R"({"role":"user","content":"hi"})" "\n"
+      R"({"role":"wizard","content":"hi"})" "\n"
+      "not json\n";
+  CheckTally all;
+  std::string everything = report(chat, {}, all);
+  CHECK(everything.find("chat.jsonl:2: error: unknown-role:") != std::string::npos);
+  CHECK(everything.find("chat.jsonl:3: error: malformed-line:") != std::string::npos);
+  REQUIRE(all.problems() >= 2);
+
+  ReportOptions select;
+  select.select = {"malformed-line"};
+  CheckTally selected;
+  std::string only = report(chat, select, selected);
+  CHECK(only.find("unknown-role") == std::string::npos);
+  CHECK(selected.problems() == 1);
+
+  ReportOptions ignore;
+  ignore.ignore = {"malformed-line", "unknown-role"};
+  CheckTally ignored;
+  report(chat, ignore, ignored);
+  CHECK(ignored.problems() == all.problems() - 2);
+  CHECK(ignored.files == 1);
+
+  ReportOptions quiet;
+  quiet.quiet = true;
+  CheckTally counted;
+  CHECK(report(chat, quiet, counted).empty());
+  CHECK(counted.problems() == all.problems());
+}
