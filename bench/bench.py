@@ -2,7 +2,7 @@
 """Benchmarks: convo's subcommands against a RapidJSON parse-only loop and jq on the
 same ~200 MB synthetic transcripts, run alternately, reported as median ratios.
 
-  bench/bench.py [--runs 5] [--only NAME ...] [--memory] [--langchain] [--convo build/convo]
+  bench/bench.py [--runs 5] [--only NAME ...] [--memory] [--big] [--langchain] [--convo build/convo]
 
 The parse-only baseline (bench/parse_only.cc) is built here with the same compiler
 flags and allocator settings as convo. Corpora come from ../shared/bench/gen-corpus
@@ -11,6 +11,10 @@ flags and allocator settings as convo. Corpora come from ../shared/bench/gen-cor
 neighbour slows all of them alike. Peak RSS is the largest seen for a benchmark.
 --memory also runs the streaming benchmarks on a 1 GB input (the 200 MB one five
 times) to show that peak memory does not grow with input size.
+--big runs the BIG rows once instead (issue 15): 5 million short lines and a 1 GB
+Claude Code log held as one conversation, through the whole-conversation
+subcommands, with a streaming one beside them for peak RSS; each run is limited to
+--limit-gb of address space, and a run that reaches it shows as "out of memory".
 
 Add a benchmark by adding a row to BENCHMARKS.
 """
@@ -34,6 +38,30 @@ CORPORA = {
     "oa": ("openai", 83000),
     "oa50k": ("openai", 50000),  # ~120 MB, one 50,000-message conversation (trim)
 }
+
+# Corpora made by a shell command rather than gen-corpus: name -> command.
+SHELL_CORPORA = {
+    # 5 million lines of 31-34 bytes (167 MB): per-record overhead, not bytes.
+    "short5m": "yes '{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"assistant\","
+               "\"content\":\"yo\"}' | head -n 5000000",
+}
+CORPORA["cc1g"] = ("claude-code", 265000)  # ~1 GB
+
+# --big (issue 15): whole-conversation subcommands on big inputs, one run each, with
+# a streaming subcommand on the same input for its peak RSS. cc1g is held as one
+# conversation (--group-by file): gen-corpus starts a session every few hundred lines.
+BIG = [
+    ("filter human,ai (streaming)", "short5m", "{convo} filter --include-types human,ai {input}"),
+    ("check", "short5m", "{convo} check {input} || [ $? -eq 1 ]"),
+    ("normalize-for-api", "short5m", "{convo} normalize-for-api {input}"),
+    ("trim last, budget 1000", "short5m", "{convo} trim --max-tokens 1000 {input}"),
+    ("filter human,ai (streaming)", "cc1g", "{convo} filter --include-types human,ai {input}"),
+    ("check --group-by file", "cc1g", "{convo} check --group-by file {input} || [ $? -eq 1 ]"),
+    ("normalize-for-api --group-by file", "cc1g",
+     "{convo} normalize-for-api --group-by file {input}"),
+    ("trim --group-by file, budget 100000", "cc1g",
+     "{convo} trim --group-by file --max-tokens 100000 {input}"),
+]
 
 # name, corpus, command ({convo}, {parse_only}, {input} are filled in), baseline.
 # A row whose baseline is "parse-only" is reported as a ratio to the parse-only
@@ -139,6 +167,13 @@ def derived_corpus(name):
 
 
 def corpus(name, copies=1):
+    if name in SHELL_CORPORA:
+        path = OUT / f"{name}.jsonl"
+        if not path.exists():
+            print(f"generating {path.name} ...", file=sys.stderr)
+            with open(path, "wb") as f:
+                subprocess.run(["sh", "-c", SHELL_CORPORA[name]], stdout=f, check=True)
+        return path
     if name not in CORPORA:
         return derived_corpus(name)
     fmt, messages = CORPORA[name]
@@ -178,6 +213,24 @@ def run_once(command):
     return elapsed, int(err[-1]) / 1024
 
 
+def run_big(command, limit_gb):
+    """Wall seconds and peak RSS (MB) of one run under an address-space limit, or
+    None for the time when the run failed (out of memory: exit 5)."""
+    limited = f"ulimit -v {int(limit_gb * 1024 * 1024)}; {command}"
+    start = time.perf_counter()
+    with open(os.devnull, "wb") as devnull:
+        proc = subprocess.run([GNU_TIME, "-f", "%M", "sh", "-c", limited], stdout=devnull,
+                              stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    err = proc.stderr.decode(errors="replace").strip().split("\n")
+    peak = int(err[-1]) / 1024 if err[-1].isdigit() else 0.0
+    if proc.returncode != 0:
+        print(f"bench: failed ({proc.returncode}): {command}\n  " + "\n  ".join(err[-3:-1]),
+              file=sys.stderr)
+        return None, peak
+    return elapsed, peak
+
+
 def measure(rows, runs):
     times = {key: [] for key in rows}
     rss = {key: 0.0 for key in rows}
@@ -197,10 +250,29 @@ def main():
     parser.add_argument("--convo", default=str(ROOT / "build" / "convo"))
     parser.add_argument("--langchain", action="store_true",
                         help="also time LangChain.js once on the LANGCHAIN rows")
+    parser.add_argument("--big", action="store_true",
+                        help="run only the BIG rows (whole conversations of big inputs), once")
+    parser.add_argument("--limit-gb", type=float, default=8.0,
+                        help="address-space limit of each --big run (default 8)")
     args = parser.parse_args()
     if not os.path.exists(GNU_TIME):
         sys.exit("bench: needs GNU time (apt-get install time)")
     OUT.mkdir(parents=True, exist_ok=True)
+    if args.big:
+        print(f"{'benchmark':40} {'corpus':8} {'MB in':>7} {'seconds':>8} {'peak RSS MB':>12} "
+              f"{'RSS/input':>9}")
+        for name, corpus_name, command in BIG:
+            if args.only and name not in args.only:
+                continue
+            path = corpus(corpus_name)
+            size_mb = path.stat().st_size / 1e6
+            elapsed, peak = run_big(command.format(convo=shlex.quote(args.convo),
+                                                   input=shlex.quote(str(path))), args.limit_gb)
+            shown = f"{elapsed:8.1f}" if elapsed is not None else f"{'OOM':>8}"
+            note = "" if elapsed is not None else f"  (out of memory under {args.limit_gb:g} GB)"
+            print(f"{name:40} {corpus_name:8} {size_mb:7.0f} {shown} {peak:12.0f} "
+                  f"{peak / size_mb:8.1f}x{note}", flush=True)
+        return
     parse_only = build_parse_only()
 
     chosen = [b for b in BENCHMARKS

@@ -5,6 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <limits>
+#include <optional>
 #include <cstdio>
 #include <memory>
 #include <thread>
@@ -26,6 +30,33 @@ ProgressMeter* g_meter = nullptr;
 // --progress: the output would break into the line (see progress.h).
 bool shows_progress(const InputArgs& args) {
   return !args.quiet && (args.progress || ::isatty(STDERR_FILENO) == 1) && progress_allowed();
+}
+
+// The largest --max-record-size: RapidJSON counts a string's bytes in 32 bits.
+constexpr std::uint64_t k_largest_record_size = (std::uint64_t{1} << 32) - 1;
+
+// A size in bytes, with an optional K, M or G (KiB, MiB, GiB): "64M". Nullopt
+// when it is not one, or is 0, or does not fit.
+std::optional<std::uint64_t> parse_size(std::string_view text) {
+  std::uint64_t unit = 1;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 'K': case 'k': unit = std::uint64_t{1} << 10; break;
+      case 'M': case 'm': unit = std::uint64_t{1} << 20; break;
+      case 'G': case 'g': unit = std::uint64_t{1} << 30; break;
+      default: break;
+    }
+    if (unit != 1) {
+      text.remove_suffix(1);
+    }
+  }
+  std::uint64_t n = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || n == 0 ||
+      n > std::numeric_limits<std::uint64_t>::max() / unit) {
+    return std::nullopt;
+  }
+  return n * unit;
 }
 
 }  // namespace
@@ -51,6 +82,26 @@ void add_input_flags(CLI::App& sub, InputArgs& args) {
   sub.add_option("-j,--jobs", args.jobs,
                  "Process N inputs at once (0: one per CPU); the output is the same as with 1")
       ->option_text("N");
+  sub.add_option("--max-record-size", args.max_record_size,
+                 "The longest record (line) to read, in bytes or with K, M, G; a longer "
+                 "one stops the run (exit 3)")
+      ->capture_default_str()
+      ->option_text("SIZE")
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            std::optional<std::uint64_t> size = parse_size(value);
+            if (!size) {
+              return fmt::format("'{}' is not a size in bytes (such as 1048576, 64M or 2G)",
+                                 value);
+            }
+            // The JSON parser counts a string's bytes in 32 bits.
+            if (*size > k_largest_record_size) {
+              return fmt::format("'{}' is too large: at most 4294967295 bytes (4G less one)",
+                                 value);
+            }
+            return "";
+          },
+          "SIZE"));
   sub.add_flag("-q,--quiet", args.quiet, "No progress line on stderr (warnings still appear); check: no reports either, the exit status only");
   sub.add_flag("--progress", args.progress,
                "Show progress on stderr even when it is not a terminal (never while stdout is the same terminal)");
@@ -87,6 +138,7 @@ ReadOptions read_options(const InputArgs& args) {
   } else if (args.on_error == "keep") {
     options.on_error = OnError::keep;
   }
+  options.max_record_size = parse_size(args.max_record_size).value_or(k_default_max_record_size);
   options.jobs = args.jobs != 0 ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
   if (shows_progress(args)) {
     options.progress = &g_progress;
@@ -194,6 +246,19 @@ CLI::Validator type_names() {
       "TYPE,...");
 }
 
+void write_stderr(std::string_view text) noexcept {
+  while (!text.empty()) {
+    ssize_t n = ::write(STDERR_FILENO, text.data(), text.size());
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      return;  // closed, full or gone: nothing better to do with a diagnostic
+    }
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
 void StderrDiagnostics::warning(const Location& where, std::string_view what) {
   std::string place = where.str();
   std::string line = place.empty() ? fmt::format("convo: warning: {}\n", what)
@@ -201,7 +266,7 @@ void StderrDiagnostics::warning(const Location& where, std::string_view what) {
   if (g_meter != nullptr) {
     g_meter->print_above(line);
   } else {
-    std::fputs(line.c_str(), stderr);
+    write_stderr(line);
   }
 }
 

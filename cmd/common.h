@@ -29,6 +29,7 @@ struct InputArgs {
   unsigned jobs = 1;   // inputs processed at once; 0: one per CPU
   bool quiet = false;     // no progress line
   bool progress = false;  // a progress line even when stderr is not a terminal
+  std::string max_record_size = "1G";  // --max-record-size: bytes, or with K, M, G
 };
 
 void add_input_flags(CLI::App& sub, InputArgs& args);
@@ -80,6 +81,10 @@ CLI::Validator one_of(std::vector<std::string> choices, std::string what);
 // A check that the value is a list of message type names (convo(1), TYPES), with a
 // hint for a near miss.
 CLI::Validator type_names();
+
+// Writes `text` to stderr, unbuffered. Never throws and never aborts: a closed or
+// full stderr (2>&-, 2>/dev/full) loses the text, and the exit code still tells.
+void write_stderr(std::string_view text) noexcept;
 
 // Prints warnings to stderr: `convo: FILE:LINE:COL: warning: what`.
 class StderrDiagnostics final : public Diagnostics {

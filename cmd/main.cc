@@ -14,6 +14,19 @@
 
 using convo::ExitCode;
 
+namespace {
+
+// The last word of a failed run, written without allocating or throwing (memory
+// may be exhausted, stderr closed or full): the exit code must survive both.
+void report(std::string_view what, std::string_view more = {}) noexcept {
+  convo::cli::write_stderr("convo: ");
+  convo::cli::write_stderr(what);
+  convo::cli::write_stderr(more);
+  convo::cli::write_stderr("\n");
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   // A closed pipe shows up as EPIPE on write, so `convo ... | head` can end quietly.
   std::signal(SIGPIPE, SIG_IGN);
@@ -44,8 +57,8 @@ int main(int argc, char** argv) {
 
   // A usage error names the help to read: the subcommand's when there is one.
   auto usage_error = [](const std::string& what, const std::string& sub = "") {
-    fmt::print(stderr, "convo: {}\nRun 'convo {}--help' for usage.\n", what,
-               sub.empty() ? "" : sub + " ");
+    convo::cli::write_stderr(fmt::format("convo: {}\nRun 'convo {}--help' for usage.\n", what,
+                                         sub.empty() ? "" : sub + " "));
     return static_cast<int>(ExitCode::usage);
   };
   std::vector<std::string> names;
@@ -110,13 +123,17 @@ int main(int argc, char** argv) {
     return static_cast<int>(ExitCode::ok);
   } catch (const convo::Error& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "convo: {}\n", e.message());
+    try {
+      report(e.message());
+    } catch (...) {
+      report(e.what());  // no memory left to say where
+    }
     return static_cast<int>(e.code());
   } catch (const std::bad_alloc&) {
-    fmt::print(stderr, "convo: out of memory\n");
+    report("out of memory");
     return static_cast<int>(ExitCode::internal);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "convo: internal error: {}\n", e.what());
+    report("internal error: ", e.what());
     return static_cast<int>(ExitCode::internal);
   }
 }

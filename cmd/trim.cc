@@ -1,4 +1,7 @@
 // convo trim: fit each conversation into a token budget without breaking it apart.
+#include <charconv>
+#include <cstdint>
+#include <limits>
 #include <memory>
 
 #include <fmt/format.h>
@@ -26,6 +29,12 @@ struct TrimArgs {
   std::string token_counter = "approx";
   double chars_per_token = k_chars_per_token;
 };
+
+// --chars-per-token's range: wide enough for any tokenizer (a token is rarely below
+// one character or above a few dozen), narrow enough that a gigabyte of text
+// counts to a finite int64 number of tokens.
+constexpr double k_min_chars_per_token = 0.01;
+constexpr double k_max_chars_per_token = 1e6;
 
 constexpr const char* k_trim_help = R"(Keep the part of each conversation that fits in a token budget.
 
@@ -56,7 +65,18 @@ void add_trim(CLI::App& app, Runner& run) {
       ->option_text("N")
       ->check(CLI::Validator(
           [](std::string& value) -> std::string {
-            return !value.empty() && value[0] == '-' ? "must be 0 or more" : "";
+            // Decimal digits only: CLI11 alone takes '' (as 0), hex (0x10) and
+            // spaces, and clamps 99999999999999999999 to the largest int64.
+            std::int64_t n = 0;
+            auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), n);
+            if (value.empty() || value[0] == '-' || value[0] == '+' || end != value.data() + value.size()) {
+              return "must be a whole number of tokens, 0 or more";
+            }
+            if (error == std::errc::result_out_of_range) {
+              return fmt::format("{} is too large (at most {})", value,
+                                 std::numeric_limits<std::int64_t>::max());
+            }
+            return error == std::errc() ? "" : "must be a whole number of tokens, 0 or more";
           },
           ""));
   sub->add_option("--strategy", args->strategy,
@@ -89,8 +109,14 @@ void add_trim(CLI::App& app, Runner& run) {
       ->option_text("X")
       ->check(CLI::Validator(
           [](std::string& value) -> std::string {
+            // Bounded, so that a count (characters / X) stays a finite number of
+            // tokens: 1e-300 made every message infinitely long, and the budget moot.
             double x = 0;
-            return CLI::detail::lexical_cast(value, x) && x > 0 ? "" : "must be a number above 0";
+            return CLI::detail::lexical_cast(value, x) && x >= k_min_chars_per_token &&
+                           x <= k_max_chars_per_token
+                       ? ""
+                       : fmt::format("must be a number from {} to {}", k_min_chars_per_token,
+                                     k_max_chars_per_token);
           },
           ""));
   add_conversation_flags(*sub, args->conversation);

@@ -1,5 +1,8 @@
 #include "conversation.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace convo {
 
 ConversationStage::ConversationStage(Function function, GroupBy group_by)
@@ -21,7 +24,26 @@ void ConversationStage::push(Message&& message, MessageSink& next) {
     }
     m_session = session;
   }
-  m_held.push_back(std::move(message));
+  hold(std::move(message));
+}
+
+namespace {
+
+// Chunks of the held conversation: the first is small (most conversations are a
+// few hundred records), the largest one past malloc's mmap threshold.
+constexpr std::size_t k_first_chunk = 64;
+constexpr std::size_t k_largest_chunk = std::size_t{64} << 10;  // messages (~55 MB)
+
+}  // namespace
+
+void ConversationStage::hold(Message&& message) {
+  if (m_held.empty() || m_held.back().size() == m_held.back().capacity()) {
+    std::size_t capacity =
+        m_held.empty() ? k_first_chunk : std::min(m_held.back().capacity() * 2, k_largest_chunk);
+    m_held.emplace_back().reserve(capacity);
+  }
+  m_held.back().push_back(std::move(message));
+  ++m_held_count;
 }
 
 void ConversationStage::finish(MessageSink& next) {
@@ -34,7 +56,17 @@ void ConversationStage::flush(MessageSink& next) {
     return;
   }
   std::vector<Message> conversation;
-  conversation.swap(m_held);
+  if (m_held.size() == 1) {
+    conversation.swap(m_held.front());
+  } else {
+    conversation.reserve(m_held_count);
+    for (std::vector<Message>& chunk : m_held) {
+      std::move(chunk.begin(), chunk.end(), std::back_inserter(conversation));
+      std::vector<Message>().swap(chunk);  // given back before the next is moved
+    }
+  }
+  m_held.clear();
+  m_held_count = 0;
   for (std::vector<Message>& part : m_function(std::move(conversation))) {
     next.put_conversation(std::move(part));
   }

@@ -43,9 +43,18 @@ class ConversationStage final : public StreamStage {
  private:
   void flush(MessageSink& next);
 
+  void hold(Message&& message);
+
   SplitFunction m_function;
   GroupBy m_group_by;
-  std::vector<Message> m_held;
+  // The conversation so far, in chunks that never move: a single vector of
+  // millions of messages grows by doubling (asking for 7 GB at once past 4 million
+  // short records, and holding the old and new arrays together while it moves).
+  // Chunks double up to a size that malloc maps on its own (32 MB and more, see
+  // cmd/main.cc), so that `flush` returns each to the system as soon as its
+  // messages are moved into the conversation: moving costs one chunk, not a copy.
+  std::vector<std::vector<Message>> m_held;
+  std::size_t m_held_count = 0;
   std::string m_session;
 };
 

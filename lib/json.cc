@@ -65,7 +65,7 @@ struct rapidjson::StreamTraits<convo::PaddedInsituStream> {
 // 292M -> 236M instructions with it (commit 5bb95a7).
 template <>
 template <>
-inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, rapidjson::CrtAllocator>::
+inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, convo::JsonBaseAllocator>::
     ScanCopyUnescapedString<convo::PaddedInsituStream, convo::PaddedInsituStream>(
         convo::PaddedInsituStream& is, convo::PaddedInsituStream& /*os: the same stream*/) {
   char* p = is.src_;
@@ -106,6 +106,9 @@ void json_assertion_failed(const char* expression) {
 }
 
 namespace {
+
+// The parser's own stack (for strings and nesting) throws on exhaustion too.
+using JsonReader = rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, JsonBaseAllocator>;
 
 constexpr unsigned k_parse_flags =
     rapidjson::kParseStopWhenDoneFlag | rapidjson::kParseFullPrecisionFlag;
@@ -218,7 +221,7 @@ std::optional<JsonParseError> parse_at(std::string_view text, JsonDoc& doc,
   bool too_deep = false;
   auto generator = [&](JsonDoc& target) {
     DepthLimitedHandler handler(target);
-    rapidjson::Reader reader;
+    JsonReader reader;
     result = reader.Parse<k_parse_flags>(stream, handler);
     too_deep = handler.too_deep();
     return !result.IsError();
@@ -227,7 +230,8 @@ std::optional<JsonParseError> parse_at(std::string_view text, JsonDoc& doc,
   if (result.IsError()) {
     // A stop for depth comes just after the opening bracket; point at it.
     std::size_t offset = result.Offset() - (too_deep && result.Offset() > 0 ? 1 : 0);
-    return JsonParseError{offset, describe(result.Code(), text, offset, too_deep)};
+    return JsonParseError{offset, describe(result.Code(), text, offset, too_deep),
+                          result.Code() == rapidjson::kParseErrorStringUnicodeSurrogateInvalid};
   }
   consumed = stream.Tell();
   if (consumed > text.size()) {
@@ -257,6 +261,59 @@ std::optional<JsonParseError> parse_json(std::string_view text, JsonDoc& doc) {
   return std::nullopt;
 }
 
+namespace {
+
+// The value of the four hex digits at `p`, or -1.
+int hex4(const char* p) {
+  int value = 0;
+  for (int i = 0; i < 4; ++i) {
+    char c = p[i];
+    int digit = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+    if (digit < 0) {
+      return -1;
+    }
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+}  // namespace
+
+std::size_t replace_lone_surrogates(std::string& text) {
+  std::size_t replaced = 0;
+  const std::size_t size = text.size();
+  auto escape_at = [&](std::size_t i) {
+    return i + 6 <= size && text[i] == '\\' && text[i + 1] == 'u' ? hex4(text.data() + i + 2) : -1;
+  };
+  for (std::size_t i = 0; i < size; ++i) {
+    if (text[i] != '\\') {
+      continue;
+    }
+    int unit = escape_at(i);
+    if (unit < 0) {
+      ++i;  // another escape (\\, \", ...): skip its second byte
+      continue;
+    }
+    if (unit >= 0xD800 && unit <= 0xDBFF) {
+      int low = escape_at(i + 6);
+      if (low >= 0xDC00 && low <= 0xDFFF) {
+        i += 11;  // a pair
+        continue;
+      }
+    } else if (unit < 0xDC00 || unit > 0xDFFF) {
+      i += 5;
+      continue;
+    }
+    text.replace(i + 2, 4, "fffd");
+    ++replaced;
+    i += 5;
+  }
+  return replaced;
+}
+
 void reserve_parse_padding(std::string& text, std::size_t size) {
   text.reserve(size + k_parse_padding);
 }
@@ -270,7 +327,7 @@ bool parse_json_in_place(std::string& text, JsonDoc& doc) {
   rapidjson::ParseResult result;
   auto generator = [&](JsonDoc& target) {
     DepthLimitedHandler handler(target);
-    rapidjson::Reader reader;
+    JsonReader reader;
     result = reader.Parse<k_parse_flags | rapidjson::kParseInsituFlag>(stream, handler);
     return !result.IsError();
   };

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +42,23 @@ namespace convo {
 // with RapidJSON's own SIMD.
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+
+// The stacks of RapidJSON's string buffers and writers grow with the C allocator
+// and use what it returns unchecked: when memory runs out they write through a
+// null pointer (a segfault, where convo must exit 5 with "out of memory"). This is
+// RapidJSON's Stack::Resize with the check, for every stack on CrtAllocator
+// (rapidjson::StringBuffer, a Writer's nesting): it throws std::bad_alloc.
+template <>
+inline void rapidjson::internal::Stack<rapidjson::CrtAllocator>::Resize(size_t newCapacity) {
+  const size_t size = GetSize();
+  void* grown = allocator_->Realloc(stack_, GetCapacity(), newCapacity);
+  if (grown == nullptr && newCapacity != 0) {
+    throw std::bad_alloc();
+  }
+  stack_ = static_cast<char*>(grown);
+  stackTop_ = stack_ + size;
+  stackEnd_ = stack_ + newCapacity;
+}
 #if !defined(CONVO_NO_JSON_SIMD) && !defined(RAPIDJSON_SSE2) && !defined(RAPIDJSON_SSE42) && \
     !defined(RAPIDJSON_NEON)
 #if defined(__SSE2__)
@@ -110,9 +129,47 @@ inline bool rapidjson::Writer<rapidjson::StringBuffer>::ScanWriteUnescapedString
 
 namespace convo {
 
-using JsonDoc = rapidjson::Document;
-using JsonValue = rapidjson::Value;
-using JsonAllocator = JsonDoc::AllocatorType;
+// The allocator under every parsed document. RapidJSON's own returns null when
+// memory runs out and the parser then writes through that null pointer (a
+// segfault, not an error); this one throws std::bad_alloc, which the pipeline
+// turns into "out of memory" at the record being read (exit 5).
+struct JsonBaseAllocator {
+  static const bool kNeedFree = true;
+  void* Malloc(std::size_t size) {
+    if (size == 0) {
+      return nullptr;
+    }
+    void* p = std::malloc(size);
+    if (p == nullptr) {
+      throw std::bad_alloc();
+    }
+    return p;
+  }
+  void* Realloc(void* original, std::size_t original_size, std::size_t new_size) {
+    (void)original_size;
+    if (new_size == 0) {
+      std::free(original);
+      return nullptr;
+    }
+    void* p = std::realloc(original, new_size);
+    if (p == nullptr) {
+      throw std::bad_alloc();
+    }
+    return p;
+  }
+  static void Free(void* p) { std::free(p); }
+};
+
+// The one (stateless) base allocator that pools take their chunks from; without
+// it each pool would make its own on the heap.
+inline JsonBaseAllocator& json_base_allocator() {
+  static JsonBaseAllocator base;
+  return base;
+}
+
+using JsonAllocator = rapidjson::MemoryPoolAllocator<JsonBaseAllocator>;
+using JsonDoc = rapidjson::GenericDocument<rapidjson::UTF8<>, JsonAllocator, JsonBaseAllocator>;
+using JsonValue = rapidjson::GenericValue<rapidjson::UTF8<>, JsonAllocator>;
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
 // Deeper nesting than this is a parse error. Every recursive walk over parsed JSON
@@ -123,7 +180,14 @@ inline constexpr int k_max_json_depth = 1000;
 struct JsonParseError {
   std::size_t offset = 0;
   std::string message;  // lower-case fragment, e.g. "expected ',' or '}'"
+  bool lone_surrogate = false;  // a \uD800-\uDBFF escape without its low half
 };
+
+// Replaces every UTF-16 surrogate escape in `text` that is not half of a pair
+// (`\ud800` alone, as JavaScript's JSON.stringify writes a string cut mid-pair) by
+// `\ufffd`, the replacement character, in place (the same six bytes). Returns how
+// many it replaced.
+std::size_t replace_lone_surrogates(std::string& text);
 
 // Parses `text`, which must hold exactly one JSON value (whitespace around it is
 // fine), into `doc`. `text` must be followed by a NUL byte in memory (std::string

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <limits>
 #include <filesystem>
 #include <mutex>
 #include <thread>
@@ -99,23 +102,32 @@ std::unique_ptr<ByteSource> counted(std::unique_ptr<ByteSource> input, Progress*
 
 namespace {
 
+// Bad records of one input warned about one by one; past this, one more warning
+// says the rest are only counted (the closing count has them all). A broken input
+// may hold millions, and their warnings would bury everything else.
+constexpr std::uint64_t k_warnings_per_input = 100;
+
 // Applies --on-error to a bad record at `where`: throws under fail, else warns and
 // counts, and returns true when the record is to be written through (keep).
+// `warned` counts the warnings given for the input so far.
 bool bad_record(OnError policy, const Location& where, const std::string& what,
-                Diagnostics& diagnostics, ReadStats& stats) {
-  switch (policy) {
-    case OnError::fail:
-      throw Error(where, what);
-    case OnError::skip:
-      ++stats.bad;
-      diagnostics.warning(where, fmt::format("skipped bad record: {}", what));
-      return false;
-    case OnError::keep:
-      ++stats.bad;
-      diagnostics.warning(where, fmt::format("kept bad record as is: {}", what));
-      return true;
+                Diagnostics& diagnostics, ReadStats& stats, std::uint64_t& warned) {
+  if (policy == OnError::fail) {
+    throw Error(where, what);
   }
-  return false;
+  ++stats.bad;
+  ++warned;
+  const bool skip = policy == OnError::skip;
+  if (warned <= k_warnings_per_input) {
+    diagnostics.warning(where, fmt::format("{} bad record{}: {}", skip ? "skipped" : "kept",
+                                           skip ? "" : " as is", what));
+  } else if (warned == k_warnings_per_input + 1) {
+    diagnostics.warning(Location{where.file},
+                        fmt::format("more bad records in this input are {} without a warning "
+                                    "each (the count at the end has them all)",
+                                    skip ? "skipped" : "kept"));
+  }
+  return !skip;
 }
 
 // Reads one input at a time: detects its format, decodes its records and applies the
@@ -132,10 +144,31 @@ class InputReader {
         m_cancel(cancel) {}
 
   void read(const std::string& path) {
+    m_warned = 0;
     std::string name = display_name(path);
     std::unique_ptr<ByteSource> input = m_open(path);
     input = counted(std::move(input), m_options.progress);
-    RecordReader reader(decompressing(std::move(input), name), name);
+    RecordReader reader(decompressing(std::move(input), name), name, m_options.max_record_size);
+    try {
+      read_records(reader);
+    } catch (const std::bad_alloc&) {
+      // Say where: the record being read, or the end of the input when a whole
+      // conversation was being worked on. What was freed on the way here pays for
+      // the message.
+      m_decoded = {};
+      throw Error(Location{reader.file(), reader.line()},
+                  "out of memory (a conversation or record too large for the memory "
+                  "convo may use)",
+                  ExitCode::internal);
+    }
+    publish_progress();
+    if (m_options.progress != nullptr) {
+      m_options.progress->inputs_done.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+ private:
+  void read_records(RecordReader& reader) {
     Format format = m_options.from.value_or(Format::none);
     std::vector<Record> pending;
     if (!m_options.from) {
@@ -154,13 +187,8 @@ class InputReader {
       handle(std::move(record), decoder.get(), format);
     }
     m_handler.end_input();
-    publish_progress();
-    if (m_options.progress != nullptr) {
-      m_options.progress->inputs_done.fetch_add(1, std::memory_order_relaxed);
-    }
   }
 
- private:
   Format detect(RecordReader& reader, std::vector<Record>& pending) {
     std::vector<const JsonValue*> samples;
     Record record;
@@ -192,6 +220,7 @@ class InputReader {
       bad(std::move(record), format, record.where, record.error);
       return;
     }
+    m_stats.lone_surrogates += record.lone_surrogates;
     m_decoded.clear();
     try {
       decoder->decode(std::move(record), m_decoded);
@@ -218,7 +247,7 @@ class InputReader {
   }
 
   void bad(Record&& record, Format format, const Location& where, const std::string& what) {
-    if (bad_record(m_options.on_error, where, what, m_diagnostics, m_stats)) {
+    if (bad_record(m_options.on_error, where, what, m_diagnostics, m_stats, m_warned)) {
       Message message;
       message.kind = Kind::invalid;
       message.role = Role::none;
@@ -238,6 +267,7 @@ class InputReader {
   const std::atomic<bool>* m_cancel;
   std::vector<Message> m_decoded;
   std::uint64_t m_unpublished = 0;  // records not yet added to the progress counters
+  std::uint64_t m_warned = 0;       // bad records warned about in this input
 };
 
 // The sink a stage writes to: applies --on-error to a message that cannot be
@@ -276,7 +306,7 @@ class GuardedSink final : public MessageSink {
     if (m_policy == OnError::fail) {
       throw;
     }
-    if (bad_record(m_policy, error.where(), error.what(), m_diagnostics, m_stats)) {
+    if (bad_record(m_policy, error.where(), error.what(), m_diagnostics, m_stats, m_warned)) {
       m_out.write_line(error.raw());
     }
   }
@@ -286,6 +316,7 @@ class GuardedSink final : public MessageSink {
   OnError m_policy;
   Diagnostics& m_diagnostics;
   ReadStats& m_stats;
+  std::uint64_t m_warned = 0;  // bad records warned about in this input
 };
 
 // Runs one input through a fresh stage and sink, marking the output complete after
@@ -337,10 +368,18 @@ void add_stats(ReadStats& total, const ReadStats& part) {
   total.inputs += part.inputs;
   total.records += part.records;
   total.bad += part.bad;
+  total.lone_surrogates += part.lone_surrogates;
 }
 
 // The closing count of bad records that --on-error skip|keep let through.
 void report_bad(const ReadStats& stats, const ReadOptions& options, Diagnostics& diagnostics) {
+  if (stats.lone_surrogates > 0) {
+    diagnostics.warning(
+        Location{}, fmt::format("read {} lone UTF-16 surrogate escape{} (such as \\ud800) as "
+                                "U+FFFD; records written unchanged keep {}",
+                                stats.lone_surrogates, stats.lone_surrogates == 1 ? "" : "s",
+                                stats.lone_surrogates == 1 ? "it" : "them"));
+  }
   if (stats.bad > 0 && options.on_error != OnError::fail) {
     diagnostics.warning(Location{}, fmt::format("{} {} bad record{}",
                                                 options.on_error == OnError::skip ? "skipped" : "kept",
@@ -376,6 +415,34 @@ void flush_complete(Output& out) {
 // itself costs no measurable work: converting 220 MB (16 times the Claude Code
 // corpus) took 0.49-0.54 s of CPU with -j2 against 0.49-0.55 s with -j1.
 
+// Descriptors kept back from parallel inputs: standard streams, -o's file, the
+// allocator's and libraries' own.
+constexpr rlim_t k_reserved_descriptors = 32;
+
+// How many inputs may be open at once: each job holds one descriptor, and `-j
+// 100000` over a large directory must not fail with "Too many open files". The
+// soft limit is raised to the hard one first, as far as that goes.
+std::size_t open_inputs_allowed() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    return 1;
+  }
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) {
+      limit = raised;
+    }
+  }
+  if (limit.rlim_cur == RLIM_INFINITY) {
+    return std::numeric_limits<std::size_t>::max();
+  }
+  if (limit.rlim_cur <= 2 * k_reserved_descriptors) {
+    return 1;
+  }
+  return static_cast<std::size_t>(limit.rlim_cur - k_reserved_descriptors);
+}
+
 // Output waiting behind an earlier, unfinished input, in all: past this, the jobs
 // that are not the earliest wait for the writer.
 constexpr std::size_t k_parallel_buffer = std::size_t{64} << 20;
@@ -399,7 +466,8 @@ class ParallelRun {
 
   // Runs the jobs and hands their results on, in input order, from this thread.
   ReadStats run(Output& out, LossReport& loss, Diagnostics& diagnostics) {
-    std::size_t workers = std::min<std::size_t>(m_options.jobs, m_inputs.size());
+    std::size_t workers = std::min<std::size_t>(
+        {m_options.jobs, m_inputs.size(), open_inputs_allowed()});
     for (std::size_t i = 0; i < workers; ++i) {
       m_threads.emplace_back([this] { work(); });
     }

@@ -15,6 +15,7 @@
 #include "diagnostics.h"
 #include "formats/format.h"
 #include "io/input.h"
+#include "io/record_reader.h"
 #include "message.h"
 
 namespace convo {
@@ -54,6 +55,8 @@ struct ReadOptions {
   // Inputs processed at once by `run_stage` (`-j`); the output is the same as with 1.
   unsigned jobs = 1;
   Progress* progress = nullptr;  // counters to update, or none
+  // Longer records stop the run (RecordReader); `--max-record-size`.
+  std::uint64_t max_record_size = k_default_max_record_size;
 };
 
 // Receives what `read_inputs` reads.
@@ -73,6 +76,7 @@ struct ReadStats {
   std::uint64_t inputs = 0;
   std::uint64_t records = 0;  // valid records decoded
   std::uint64_t bad = 0;      // records skipped or kept by policy
+  std::uint64_t lone_surrogates = 0;  // lone \ud800-style escapes read as U+FFFD
 };
 
 // Opens an input by name; `open_input` by default, memory in tests.

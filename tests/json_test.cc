@@ -199,3 +199,9 @@ TEST_CASE("parse_json_in_place refuses raw control characters in strings, wherev
     }
   }
 }
+
+TEST_CASE("lone surrogate escapes become U+FFFD, pairs and other escapes stay", "[json]") {
+  std::string text = R"({"a":"x\ud83d","b":"\ud83d\ude00","c":"\\ud800","d":"\udc00\u0041"})";
+  CHECK(replace_lone_surrogates(text) == 2);
+  CHECK(text == R"({"a":"x\ufffd","b":"\ud83d\ude00","c":"\\ud800","d":"\ufffd\u0041"})");
+}

@@ -75,6 +75,32 @@ TEST_CASE("an error inside a multi-line document points at its line", "[io]") {
   CHECK(records[0].error == "expected ':'");
 }
 
+TEST_CASE("a broken multi-line document is one bad record to the end of the input", "[io]") {
+  // Nested past the depth limit: one error, not one per remaining line.
+  std::string text;
+  for (int i = 0; i < 1500; ++i) {
+    text += "[\n";
+  }
+  for (int i = 0; i < 1500; ++i) {
+    text += "]\n";
+  }
+  auto records = read_all(text);
+  REQUIRE(records.size() == 1);
+  CHECK_FALSE(records[0].ok());
+  CHECK(records[0].where.line == 1001);
+  CHECK(records[0].error == "JSON nested deeper than 1000 levels");
+  CHECK(records[0].raw.size() == text.size() - 1);  // all of it, for --on-error keep
+}
+
+TEST_CASE("a first line cut short before the next record stays in line mode", "[io]") {
+  auto records = read_all("{\"a\":1\n{\"a\":2}\n{\"a\":3}\n");
+  REQUIRE(records.size() == 3);
+  CHECK_FALSE(records[0].ok());
+  CHECK(records[1].ok());
+  CHECK(records[1].where.line == 2);
+  CHECK(records[2].ok());
+}
+
 TEST_CASE("a truncated first line does not swallow the lines after it", "[io]") {
   auto records = read_all("{\"a\":\"cut\n{\"a\":2}\n{\"a\":3}\n");
   REQUIRE(records.size() == 3);
@@ -98,4 +124,13 @@ TEST_CASE("a line of 64 MB is read whole", "[io][big]") {
 TEST_CASE("an empty input has no records", "[io]") {
   CHECK(read_all("").empty());
   CHECK(read_all("\n\n").empty());
+}
+
+TEST_CASE("a lone surrogate escape is read as U+FFFD and the raw bytes are kept", "[io]") {
+  auto records = read_all("{\"a\":\"cut \\ud83d\"}\n");
+  REQUIRE(records.size() == 1);
+  REQUIRE(records[0].ok());
+  CHECK(records[0].lone_surrogates == 1);
+  CHECK(records[0].raw == "{\"a\":\"cut \\ud83d\"}");
+  CHECK(view_of(records[0].source->doc["a"]) == "cut \xEF\xBF\xBD");
 }

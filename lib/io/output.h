@@ -78,27 +78,37 @@ class FdOutput final : public Output {
   std::string m_name;
 };
 
-// Writes to a new file that appears at `path` only when `commit` is called: the bytes
-// go to a temporary file beside it, renamed into place on commit and removed if the
-// object is destroyed first. A failed run never leaves a partial file that looks
-// complete, and never clobbers the file it would have replaced.
+// Writes to `path`, all or nothing where that is possible.
+//
+// A regular file (or a path that does not exist yet) gets the bytes in a temporary
+// file beside it, renamed into place on commit and removed if the object is
+// destroyed first, or the process is ended by SIGINT, SIGTERM or SIGHUP (it then
+// dies of that signal). A failed run never leaves a partial file that looks
+// complete, and never clobbers the file it would have replaced. A symlink is
+// written through: the file it points to is replaced and the link stays. An
+// existing file keeps its permission bits (and its owner, where that is allowed).
+//
+// Anything else (/dev/null, /dev/stdout on a pipe or terminal, a FIFO) is opened
+// and written to directly, as the bytes come: it cannot be replaced, and a run that
+// fails leaves there what it wrote before the failure.
 class FileOutput final : public Output {
  public:
-  // Creates the temporary file; throws convo::Error (ExitCode::output) when it cannot.
+  // Opens the destination; throws convo::Error (ExitCode::output) when it cannot.
   explicit FileOutput(std::string path);
   ~FileOutput() override;
   FileOutput(const FileOutput&) = delete;
   FileOutput& operator=(const FileOutput&) = delete;
 
-  // Flushes, closes and renames the file into place. Throws convo::Error.
+  // Flushes and closes the file, renaming it into place. Throws convo::Error.
   void commit();
 
  protected:
   void emit(std::string_view bytes) override;
 
  private:
-  std::string m_path;
-  std::string m_temporary;
+  std::string m_path;       // as given, for messages
+  std::string m_target;     // the regular file to replace (symlinks followed)
+  std::string m_temporary;  // empty when writing straight to `m_path`
   int m_fd = -1;
 };
 

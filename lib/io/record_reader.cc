@@ -1,5 +1,7 @@
 #include "io/record_reader.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -28,8 +30,18 @@ bool may_continue(std::string_view line, const JsonParseError& error) {
 
 }  // namespace
 
-RecordReader::RecordReader(std::unique_ptr<ByteSource> input, std::string display_name)
-    : m_input(std::move(input)), m_file(std::make_shared<const std::string>(std::move(display_name))) {}
+RecordReader::RecordReader(std::unique_ptr<ByteSource> input, std::string display_name,
+                           std::uint64_t max_record_size)
+    : m_input(std::move(input)),
+      m_file(std::make_shared<const std::string>(std::move(display_name))),
+      m_max_record_size(max_record_size) {}
+
+void RecordReader::too_long(std::uint64_t line) const {
+  throw Error(Location{m_file, line},
+              fmt::format("record longer than {} bytes, the maximum record size (raise it "
+                          "with --max-record-size)",
+                          m_max_record_size));
+}
 
 RecordReader::~RecordReader() = default;
 
@@ -52,6 +64,9 @@ void RecordReader::fill() {
 
 void RecordReader::read_all() {
   while (!m_eof) {
+    if (m_end - m_begin > m_max_record_size) {
+      too_long(m_line + 1);
+    }
     fill();
   }
   m_buffer[m_end] = '\0';
@@ -66,7 +81,8 @@ bool RecordReader::next_line(std::string_view& line, std::uint64_t& number) {
       m_begin = 3;
     }
   }
-  std::size_t scanned = 0;  // bytes after m_begin known to hold no newline
+  std::size_t scanned = 0;   // bytes after m_begin known to hold no newline
+  std::size_t nul_free = 0;  // bytes after m_begin known to hold no NUL (long lines)
   for (;;) {
     const char* start = m_buffer.data() + m_begin;
     const void* newline = std::memchr(start + scanned, '\n', m_end - m_begin - scanned);
@@ -84,8 +100,25 @@ bool RecordReader::next_line(std::string_view& line, std::uint64_t& number) {
       m_begin = m_end;
       break;
     }
-    scanned = m_end - m_begin;
+    const std::size_t pending = m_end - m_begin;
+    if (pending > m_max_record_size) {
+      too_long(m_line + 1);
+    }
+    if (pending > k_chunk) {
+      // A long line: a NUL byte makes it bad JSON whatever follows, so say so now
+      // rather than read on (an endless line of them is /dev/zero).
+      if (const void* nul = std::memchr(start + nul_free, '\0', pending - nul_free)) {
+        std::size_t column = static_cast<const char*>(nul) - start + 1;
+        throw Error(Location{m_file, m_line + 1, column},
+                    "NUL byte in JSON text (binary data, not a transcript?)");
+      }
+    }
+    scanned = pending;
+    nul_free = pending > k_chunk ? pending : 0;
     fill();
+  }
+  if (line.size() > m_max_record_size) {
+    too_long(m_line + 1);
   }
   if (!line.empty() && line.back() == '\r') {
     line.remove_suffix(1);
@@ -109,9 +142,14 @@ bool RecordReader::next(Record& record) {
   record.raw.assign(line.data(), line.size());
   record.where = Location{m_file, number, 0};
   record.error.clear();
-  record.source = std::make_shared<Source>();
-  reserve_parse_padding(record.source->text, line.size());
-  record.source->text.assign(line.data(), line.size());
+  record.lone_surrogates = 0;
+  record.source = std::make_shared<Source>(line.size());
+  if (line.size() >= k_chunk) {
+    take_buffer(line, record.source->text);  // a long line is not copied a second time
+  } else {
+    reserve_parse_padding(record.source->text, line.size());
+    record.source->text.assign(line.data(), line.size());
+  }
   const bool first = m_first;
   m_first = false;
   if (parse_json_in_place(record.source->text, record.source->doc)) {
@@ -123,6 +161,20 @@ bool RecordReader::next(Record& record) {
   if (!error) {
     return true;  // cannot happen: both parses accept the same texts
   }
+  if (error->lone_surrogate) {
+    // Half a surrogate pair (JSON.stringify writes them): read it as U+FFFD. The
+    // record passes through unchanged; re-encoded, it has the replacement character.
+    std::string& text = record.source->text;
+    reserve_parse_padding(text, record.raw.size());
+    text.assign(record.raw);
+    record.lone_surrogates = replace_lone_surrogates(text);
+    if (record.lone_surrogates > 0 && parse_json_in_place(text, record.source->doc)) {
+      return true;
+    }
+    record.lone_surrogates = 0;
+    text.clear();
+    error = parse_json(record.raw, record.source->doc);
+  }
   if (first && may_continue(record.raw, *error) && try_document_mode(record)) {
     return true;
   }
@@ -130,6 +182,24 @@ bool RecordReader::next(Record& record) {
   record.error = error->message;
   record.where.column = error->offset + 1;
   return true;
+}
+
+// Makes the read buffer, which holds `line`, the text of the line's record, and
+// carries the bytes after it to a new buffer: a line of hundreds of MB then takes
+// its size twice (this text and Record::raw), not three times.
+void RecordReader::take_buffer(std::string_view line, std::string& text) {
+  const std::size_t start = static_cast<std::size_t>(line.data() - m_buffer.data());
+  const std::size_t length = line.size();
+  const std::size_t rest = m_end - m_begin;
+  std::string buffer(std::max(rest + k_chunk / 2 + 1, k_chunk + 1), '\0');
+  std::memcpy(buffer.data(), m_buffer.data() + m_begin, rest);
+  m_begin = 0;
+  m_end = rest;
+  text.swap(m_buffer);
+  m_buffer.swap(buffer);
+  std::memmove(text.data(), text.data() + start, length);
+  text.resize(length);
+  reserve_parse_padding(text, length);
 }
 
 // The first record did not end on its line. Rewind to its start, read the whole
@@ -157,7 +227,13 @@ bool RecordReader::try_document_mode(Record& record) {
   std::size_t consumed = 0;
   if (auto error = parse_json_prefix(text, source->doc, consumed)) {
     std::size_t first_line_end = std::min(text.find('\n'), text.size());
-    if (error->offset <= first_line_end) {
+    // The error at the first byte of the next line ("expected ',' or '}'" at a
+    // '{') says the first line is JSONL cut short, not a document's first line.
+    std::size_t next_value = first_line_end < text.size()
+                                 ? text.find_first_not_of(" \t\r", first_line_end + 1)
+                                 : std::string_view::npos;
+    if (error->offset <= first_line_end ||
+        (next_value != std::string_view::npos && error->offset <= next_value)) {
       // A truncated first line: skip it again and go on by lines.
       m_begin += first_line_end < text.size() ? first_line_end + 1 : text.size();
       return false;
@@ -193,7 +269,10 @@ bool RecordReader::next_in_document(Record& record) {
   record.source = std::make_shared<Source>();
   std::size_t consumed = 0;
   if (auto error = parse_json_prefix(text, record.source->doc, consumed)) {
-    // Point at the error, then resume reading by lines after the line it is on.
+    // Where a broken document ends cannot be told: it is one bad record from its
+    // start to the end of the input, reported once at the error (a document nested
+    // a million deep is one report, not two million), and kept whole by
+    // --on-error keep.
     std::size_t offset = std::min(error->offset, text.size());
     std::string_view before = text.substr(0, offset);
     std::size_t newlines = static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
@@ -202,13 +281,13 @@ bool RecordReader::next_in_document(Record& record) {
     record.where.line = m_line + newlines;
     record.where.column = offset - line_start + 1;
     record.error = error->message;
-    std::size_t line_end = text.find('\n', offset);
-    std::size_t line_length = (line_end == std::string_view::npos ? text.size() : line_end) - line_start;
-    record.raw.assign(text.data() + line_start, line_length);
+    std::string_view rest = text;
+    while (!rest.empty() && is_json_space(rest.back())) {
+      rest.remove_suffix(1);
+    }
+    record.raw.assign(rest.data(), rest.size());
     record.source.reset();
-    m_begin += line_end == std::string_view::npos ? text.size() : line_end + 1;
-    m_line = record.where.line;
-    m_document = false;
+    m_begin = m_end;
     return true;
   }
   record.raw.assign(text.data(), consumed);

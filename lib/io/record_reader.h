@@ -21,16 +21,30 @@ struct Record {
   std::shared_ptr<Source> source;   // the parsed JSON; null when `error` is set
   Location where;                   // file and first line (and column of an error)
   std::string error;                // why the record is not JSON; empty when it is
+  // Lone UTF-16 surrogate escapes read as U+FFFD (`raw` keeps them as they were).
+  std::size_t lone_surrogates = 0;
 
   bool ok() const { return error.empty(); }
 };
 
+// The longest record read by default: 1 GiB. Far above any real record (the
+// Messages API takes requests of at most 32 MB; a Claude Code line with a PDF is a
+// few MB), far below what would exhaust a machine (a record takes about twice its
+// size while read), and it bounds the memory an endless line (/dev/zero, a gzip
+// bomb) takes before it fails. `--max-record-size` raises it.
+inline constexpr std::uint64_t k_default_max_record_size = std::uint64_t{1} << 30;
+
 // Splits input into records. Blank lines are skipped, a UTF-8 byte order mark at
-// the start and a CR before each LF are dropped, and lines may be of any length.
-// Columns count bytes from 1.
+// the start and a CR before each LF are dropped. Columns count bytes from 1.
+//
+// A line longer than `max_record_size` bytes, or a long line (past 1 MB) that holds
+// a NUL byte, is not read to its end: `next` throws convo::Error at its start
+// whatever --on-error says (it cannot be skipped or kept without being read whole).
+// A record that spans lines (document mode) is bounded the same way.
 class RecordReader {
  public:
-  RecordReader(std::unique_ptr<ByteSource> input, std::string display_name);
+  RecordReader(std::unique_ptr<ByteSource> input, std::string display_name,
+               std::uint64_t max_record_size = k_default_max_record_size);
   ~RecordReader();
   RecordReader(const RecordReader&) = delete;
   RecordReader& operator=(const RecordReader&) = delete;
@@ -41,15 +55,21 @@ class RecordReader {
   // The name used in locations ("<stdin>" for standard input).
   const std::shared_ptr<const std::string>& file() const { return m_file; }
 
+  // The number of the last line read.
+  std::uint64_t line() const { return m_line; }
+
  private:
   bool next_line(std::string_view& line, std::uint64_t& number);
   void fill();
   void read_all();
   bool next_in_document(Record& record);
   bool try_document_mode(Record& record);
+  void take_buffer(std::string_view line, std::string& text);
+  [[noreturn]] void too_long(std::uint64_t line) const;
 
   std::unique_ptr<ByteSource> m_input;
   std::shared_ptr<const std::string> m_file;
+  std::uint64_t m_max_record_size;
   std::string m_buffer;         // bytes read and not yet consumed live in [m_begin, m_end)
   std::size_t m_begin = 0;
   std::size_t m_end = 0;

@@ -3,15 +3,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <future>
 #include <map>
+#include <optional>
 
 #include "formats/fields.h"
 #include "io/compression.h"
 #include "io/input_list.h"
 #include "io/output.h"
 #include "sse_reader.h"
+#include "utf8.h"
 
 namespace convo {
 
@@ -1086,6 +1089,7 @@ AssembledInput assemble_input(const std::string& path, const AssembleOptions& op
 AssembleStats assemble(const AssembleOptions& options, Output& out, Diagnostics& diagnostics,
                        const Opener& open) {
   AssembleStats stats;
+  std::uint64_t stray = 0;  // events with a problem that belong to no response
   LossReport loss(options.strict);
   // As every subcommand reads: compressed streams decompressed, a directory as
   // the transcript files below it.
@@ -1124,6 +1128,22 @@ AssembleStats assemble(const AssembleOptions& options, Output& out, Diagnostics&
                                 format_name(response.format), format_name(*options.from)));
       }
       if (!response.json.empty()) {
+        // The events' strings are copied as they came; JSON (and the APIs) take
+        // only UTF-8, so a stream with bytes that are not is not written out.
+        if (std::optional<std::size_t> bad = find_invalid_utf8(response.json)) {
+          std::string problem = fmt::format(
+              "the response's text is not valid UTF-8 (byte 0x{:02X}); it is not written",
+              static_cast<unsigned char>(response.json[*bad]));
+          response.json.clear();
+          if (response.problem.empty()) {
+            response.problem = std::move(problem);
+            response.problem_at = response.where;
+          } else {
+            diagnostics.warning(response.where, problem);
+          }
+        }
+      }
+      if (!response.json.empty()) {
         ++stats.responses;
         Record record;
         record.raw = std::move(response.json);
@@ -1147,7 +1167,12 @@ AssembleStats assemble(const AssembleOptions& options, Output& out, Diagnostics&
         writer.end_input();
       }
       if (!response.problem.empty()) {
-        ++stats.incomplete;
+        // An event outside any response (after a garbled one) is not a response.
+        if (response.format != Format::none) {
+          ++stats.incomplete;
+        } else {
+          ++stray;
+        }
         if (options.on_error == OnError::fail) {
           out.flush();  // what arrived, then the error
           throw Error(response.problem_at, response.problem);
@@ -1166,6 +1191,10 @@ AssembleStats assemble(const AssembleOptions& options, Output& out, Diagnostics&
   if (stats.incomplete > 0 && options.on_error != OnError::fail) {
     diagnostics.warning(Location{}, fmt::format("{} incomplete response{}", stats.incomplete,
                                                 stats.incomplete == 1 ? "" : "s"));
+  }
+  if (stray > 0 && options.on_error != OnError::fail) {
+    diagnostics.warning(Location{}, fmt::format("{} event{} outside any response ignored", stray,
+                                                stray == 1 ? "" : "s"));
   }
   return stats;
 }

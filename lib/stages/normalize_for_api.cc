@@ -299,8 +299,9 @@ struct ViewMode {
   bool tool_messages = false;  // keep tool messages apart (OpenAI's view)
 };
 
-ApiConversation build_view(std::vector<Message>& records, const std::vector<std::size_t>& thread,
-                           std::vector<bool>& used, ViewMode mode) {
+std::vector<ApiMessage> view_items(std::vector<Message>& records,
+                                   const std::vector<std::size_t>& thread, std::vector<bool>& used,
+                                   ViewMode mode) {
   const bool origins = mode.origins;
   // Step 2: what the API sees of each record. Attachments are held as they are
   // until step 3 has put them in place.
@@ -358,6 +359,11 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
     }
   }
 
+  return items;
+}
+
+ApiConversation build_view(std::vector<ApiMessage> items, ViewMode mode) {
+  const bool origins = mode.origins;
   // Step 3: attachments move up to just after the nearest assistant message or tool
   // result message before them (Claude Code's reorderAttachmentsForAPI).
   std::vector<std::size_t> order;
@@ -388,29 +394,20 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
   // messages of one role in a row become one.
   ApiConversation out;
   out.reserve(order.size());
+  // As Claude Code does, a piece of a response joins an earlier piece of it found by
+  // looking back over assistant messages and tool results. The look-back is an
+  // index (looking back message by message was quadratic: an agent run of 40,000
+  // tool calls took a minute): the last assistant message of each response id
+  // since the last message that is neither.
+  std::unordered_map<std::string, std::size_t> response_at;
   for (std::size_t i : order) {
     ApiMessage& item = items[i];
     Message& m = item.message;
-    if (m.role == Role::assistant && !m.envelope.message_id.empty() &&
+    if (m.role == Role::assistant && m.is_turn() && !m.envelope.message_id.empty() &&
         m.origin != Format::openai) {  // OpenAI choices share an id but are alternatives
-      // As Claude Code does: look back over assistant messages and tool results for
-      // an earlier piece of the same response.
-      bool joined = false;
-      for (std::size_t j = out.size(); j-- > 0;) {
-        const Message& candidate = out[j].message;
-        if (candidate.role == Role::assistant) {
-          if (same_response(candidate, m)) {
-            append_api(out[j], std::move(item), origins);
-            joined = true;
-            break;
-          }
-          continue;
-        }
-        if (candidate.role != Role::user || !starts_with_tool_result(candidate)) {
-          break;
-        }
-      }
-      if (joined) {
+      auto found = response_at.find(m.envelope.message_id);
+      if (found != response_at.end()) {
+        append_api(out[found->second], std::move(item), origins);
         continue;
       }
     }
@@ -421,6 +418,14 @@ ApiConversation build_view(std::vector<Message>& records, const std::vector<std:
       continue;
     }
     out.push_back(std::move(item));
+    const Message& added = out.back().message;
+    if (added.role == Role::assistant) {
+      if (added.is_turn() && !added.envelope.message_id.empty()) {
+        response_at[added.envelope.message_id] = out.size() - 1;
+      }
+    } else if (added.role != Role::user || !starts_with_tool_result(added)) {
+      response_at.clear();  // the look-back stops here
+    }
   }
   return out;
 }
@@ -958,9 +963,19 @@ std::vector<ApiConversation> views(std::vector<Message>& records, const Normaliz
     }
   }
   std::vector<bool> used(records.size(), false);
-  std::vector<ApiConversation> out;
+  // Step 2 for every thread, then the records go (their messages are in the items
+  // now) before steps 3-5 build each view beside its items: a conversation is held
+  // twice at most, not three times (records, items and view; 5 million short
+  // records took 15 GB).
+  std::vector<std::vector<ApiMessage>> items;
+  items.reserve(threads.size());
   for (const std::vector<std::size_t>& thread : threads) {
-    ApiConversation view = build_view(records, thread, used, mode);
+    items.push_back(view_items(records, thread, used, mode));
+  }
+  std::vector<Message>().swap(records);
+  std::vector<ApiConversation> out;
+  for (std::vector<ApiMessage>& thread_items : items) {
+    ApiConversation view = build_view(std::move(thread_items), mode);
     if (!view.empty()) {
       out.push_back(std::move(view));
     }
