@@ -37,8 +37,9 @@ class SessionTree {
   // results of its parallel tool calls with whatever hangs below them, as Claude
   // Code recovers them), and after its last message every record that is not a
   // message below it, in timestamp order (the attachments beside the leaf, a hook's
-  // blocking error, not only those on the leaf's branch). Records of subagents (isSidechain) are not on it, unless
-  // every record is one (a subagent's own log). Without a tree: every record.
+  // blocking error, not only those on the leaf's branch). Records of subagents
+  // (isSidechain) are not on it, unless every record is one (a subagent's own log).
+  // Without a tree: every record.
   std::vector<std::size_t> main_thread() const;
 
   // The subagent threads of a log that also holds its main thread (Claude Code 1.0
