@@ -18,8 +18,10 @@ ConversationStage::ConversationStage(SplitFunction function, GroupBy group_by)
 
 void ConversationStage::push(Message&& message, MessageSink& next) {
   const std::string& session = message.envelope.session_id;
-  if (m_group_by == GroupBy::session && !session.empty()) {
-    if (!m_session.empty() && session != m_session) {
+  if (m_group_by != GroupBy::file && !session.empty()) {
+    if (!m_session.empty() && session != m_session &&
+        !(m_group_by == GroupBy::session_chains && !message.envelope.parent_uuid.empty() &&
+          holds(message.envelope.parent_uuid))) {
       flush(next);
     }
     m_session = session;
@@ -44,6 +46,16 @@ void ConversationStage::hold(Message&& message) {
   }
   m_held.back().push_back(std::move(message));
   ++m_held_count;
+}
+
+bool ConversationStage::holds(std::string_view uuid) const {
+  // Only where the sessionId changes: a scan of the held records is cheap there.
+  for (auto it = m_held.rbegin(); it != m_held.rend(); ++it) {
+    if (it->envelope.uuid == uuid) {
+      return true;
+    }
+  }
+  return false;
 }
 
 void ConversationStage::finish(MessageSink& next) {

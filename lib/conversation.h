@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "message.h"
@@ -15,6 +16,10 @@ namespace convo {
 enum class GroupBy : std::uint8_t {
   session,  // an input, split further where Claude Code's sessionId changes (default)
   file,     // an input
+  // As session, except that a session whose first record continues the conversation
+  // held (its parentUuid names one of its records) stays with it: Claude Code loads a
+  // whole file and walks the links across sessionIds (a resumed session's records).
+  session_chains,
 };
 
 // Adapts a whole-conversation function to the streaming interface: holds the
@@ -56,6 +61,9 @@ class ConversationStage final : public StreamStage {
   std::vector<std::vector<Message>> m_held;
   std::size_t m_held_count = 0;
   std::string m_session;
+
+  // True when a record of the held conversation has uuid `uuid`.
+  bool holds(std::string_view uuid) const;
 };
 
 }  // namespace convo

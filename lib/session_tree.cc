@@ -11,6 +11,11 @@ bool is_compact_boundary(const Message& record) {
   return record.kind == Kind::event && record.envelope.subtype == "compact_boundary";
 }
 
+// A user or assistant record (Claude Code's messages), whatever it carries.
+bool is_message_record(const Message& record) {
+  return record.record_type == "user" || record.record_type == "assistant";
+}
+
 bool carries_tool_result(const Message& record) {
   return record.is_turn() && record.role == Role::user && record.has_tool_results();
 }
@@ -86,10 +91,56 @@ std::vector<std::size_t> SessionTree::main_thread() const {
     const Envelope& e = m_records[i].envelope;
     if (!e.uuid.empty() && e.is_sidechain == m_all_sidechain &&
         (!e.parent_uuid.empty() || m_records[i].is_turn())) {
-      return thread_from(i);
+      return with_records_below(thread_from(i));
     }
   }
   return {};
+}
+
+std::vector<std::size_t> SessionTree::with_records_below(std::vector<std::size_t> chain) const {
+  // The last message of the chain: the records after it on the chain are records that
+  // are not messages (attachments, system records) hanging below it.
+  std::size_t last = chain.size();
+  for (std::size_t position = chain.size(); position-- > 0;) {
+    const Message& record = m_records[chain[position]];
+    if (is_compact_boundary(record)) {
+      return chain;
+    }
+    if (is_message_record(record)) {
+      last = position;
+      break;
+    }
+  }
+  if (last == chain.size()) {
+    return chain;
+  }
+  // Claude Code puts after the chain every record that is not a message below its
+  // last message, breadth first through such records, in timestamp order: the
+  // attachments beside the leaf come along (a hook's blocking error), not only those
+  // on the leaf's own branch.
+  std::vector<bool> taken(m_records.size(), false);
+  for (std::size_t position = 0; position <= last; ++position) {
+    taken[chain[position]] = true;
+  }
+  std::vector<std::size_t> below;
+  std::vector<std::size_t> queue{chain[last]};
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    for (std::size_t child = m_first_child[queue[head]]; child != k_none;
+         child = m_next_sibling[child]) {
+      if (taken[child] || is_message_record(m_records[child])) {
+        continue;
+      }
+      taken[child] = true;
+      below.push_back(child);
+      queue.push_back(child);
+    }
+  }
+  std::stable_sort(below.begin(), below.end(), [&](std::size_t a, std::size_t b) {
+    return m_records[a].timestamp < m_records[b].timestamp;
+  });
+  chain.resize(last + 1);
+  chain.insert(chain.end(), below.begin(), below.end());
+  return chain;
 }
 
 std::vector<std::vector<std::size_t>> SessionTree::sidechain_threads() const {

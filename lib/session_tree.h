@@ -35,8 +35,11 @@ class SessionTree {
   // boundary (whose summary follows it), plus the records a single-parent walk
   // misses around a response split over several records (its other pieces, and the
   // results of its parallel tool calls with whatever hangs below them, as Claude
-  // Code recovers them). Records of subagents (isSidechain) are not on it, unless
-  // every record is one (a subagent's own log). Without a tree: every record.
+  // Code recovers them), and after its last message every record that is not a
+  // message below it, in timestamp order (the attachments beside the leaf, a hook's
+  // blocking error, not only those on the leaf's branch). Records of subagents
+  // (isSidechain) are not on it, unless every record is one (a subagent's own log).
+  // Without a tree: every record.
   std::vector<std::size_t> main_thread() const;
 
   // The subagent threads of a log that also holds its main thread (Claude Code 1.0
@@ -49,6 +52,9 @@ class SessionTree {
   static constexpr std::size_t k_none = static_cast<std::size_t>(-1);
 
   std::vector<std::size_t> thread_from(std::size_t leaf) const;
+  // `chain` cut after its last message, followed by every record that is not a
+  // message below that message (Claude Code's attachments of the leaf).
+  std::vector<std::size_t> with_records_below(std::vector<std::size_t> chain) const;
 
   const std::vector<Message>& m_records;
   std::unordered_map<std::string_view, std::size_t> m_index;  // uuid -> record

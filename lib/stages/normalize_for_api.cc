@@ -1058,7 +1058,9 @@ std::unique_ptr<StreamStage> make_normalize_stage(NormalizeOptions options, Grou
       [options = std::move(options)](std::vector<Message> records) {
         return normalize_for_api(std::move(records), options);
       },
-      group_by);
+      // Claude Code resumes a file whole: a session that continues another's
+      // records is the same conversation.
+      group_by == GroupBy::session ? GroupBy::session_chains : group_by);
 }
 
 }  // namespace convo
