@@ -287,7 +287,16 @@ int sniff_claude_code(const JsonValue& record) {
     return 10;
   }
   auto type = string_member(record, "type");
+  if (find_member(record, "role") == nullptr &&
+      (find_member(record, "agentType") != nullptr ||
+       (find_member(record, "agentId") != nullptr && find_member(record, "key") != nullptr))) {
+    return 3;  // a subagent's .meta.json, a workflow's journal.jsonl
+  }
   if (!type) {
+    if (const JsonValue* message = find_member(record, "message");
+        message != nullptr && message->IsObject() && string_member(record, "sessionId")) {
+      return 3;  // a session record stripped of its type (ccusage's fixtures)
+    }
     return find_member(record, "role") != nullptr ? -1 : 0;
   }
   if (*type == "user" || *type == "assistant") {

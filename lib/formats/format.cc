@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 
 #include "formats/agentscope.h"
 #include "formats/anthropic.h"
 #include "formats/claude_code.h"
+#include "formats/foreign.h"
 #include "formats/langchain.h"
 #include "formats/synaptic.h"
 #include "formats/openai.h"
@@ -456,7 +458,7 @@ namespace {
 const FormatInfo k_formats[] = {
     {Format::claude_code, "claude-code",
      "Claude Code session logs (~/.claude/projects/*/*.jsonl), also {\"loglines\": [...]}",
-     sniff_claude_code, make_claude_code_decoder, make_claude_code_encoder},
+     sniff_claude_code, make_claude_code_decoder, make_claude_code_encoder, true},
     {Format::anthropic, "anthropic",
      "Anthropic Messages API messages, one per line; request bodies as input",
      sniff_anthropic, make_anthropic_decoder, make_anthropic_encoder},
@@ -471,7 +473,7 @@ const FormatInfo k_formats[] = {
      sniff_agentscope, make_agentscope_decoder, make_agentscope_encoder},
     {Format::opencode, "opencode",
      "OpenCode messages with their parts, one per line, and `opencode export` documents",
-     sniff_opencode, make_opencode_decoder, make_opencode_encoder},
+     sniff_opencode, make_opencode_decoder, make_opencode_encoder, true},
     {Format::synaptic, "synaptic",
      "Synaptic (Rust) messages, one per line: role-tagged, content_blocks, tool_calls",
      sniff_synaptic, make_synaptic_decoder, make_synaptic_encoder},
@@ -545,9 +547,73 @@ std::optional<Format> detect_format(std::span<const JsonValue* const> records) {
     return std::nullopt;
   }
   if (best_score == 0) {
-    return Format::none;  // records of no known format: they pass through as they are
+    return Format::none;
   }
   return best;
+}
+
+std::string not_a_transcript(std::string_view what) {
+  return fmt::format("not a transcript convo reads: {}; convo reads {}; --from forces a format",
+                     what, format_names());
+}
+
+Detection detect_input_format(std::span<const JsonValue* const> records) {
+  Detection result;
+  // Records of a format convo does not read are set aside: they must not count for
+  // the format they resemble by accident (a Responses message has a role).
+  std::vector<const JsonValue*> ours;
+  std::optional<std::size_t> first_foreign;
+  std::optional<std::string_view> foreign_what;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (auto what = looks_foreign(*records[i])) {
+      if (!first_foreign) {
+        first_foreign = i;
+        foreign_what = what;
+      }
+    } else {
+      ours.push_back(records[i]);
+    }
+  }
+  std::size_t foreign = records.size() - ours.size();
+  std::optional<Format> format = ours.empty() ? Format::none : detect_format(ours);
+  if (format && *format != Format::none) {
+    // A format claims the file when more of its first records speak for it than
+    // look foreign.
+    const FormatInfo& info = format_info(*format);
+    std::size_t claimed = static_cast<std::size_t>(
+        std::count_if(ours.begin(), ours.end(), [&](const JsonValue* r) { return info.sniff(*r) > 0; }));
+    if (claimed > foreign) {
+      result.format = format;
+      return result;
+    }
+  }
+  if (first_foreign) {
+    result.record = *first_foreign;
+    result.why = not_a_transcript(fmt::format("looks like {}", *foreign_what));
+    return result;
+  }
+  if (!format) {
+    result.why = fmt::format("cannot tell the transcript format; name it with --from ({})",
+                             format_names());
+    result.record = SIZE_MAX;  // the file, not a record
+    return result;
+  }
+  result.why = not_a_transcript(describe_unclaimed(*records.front()));
+  return result;
+}
+
+std::optional<std::string> refuse_unknown_record(Format format, const JsonValue& record,
+                                                 bool forced) {
+  if (!forced) {
+    if (auto what = looks_foreign(record)) {
+      return not_a_transcript(fmt::format("looks like {}", *what));
+    }
+  }
+  if (format == Format::none || format_info(format).other_records || forced) {
+    return std::nullopt;
+  }
+  return fmt::format("not a message of {}: {}; --from {} keeps it as it is",
+                     format_name(format), describe_unclaimed(record), format_name(format));
 }
 
 }  // namespace convo

@@ -207,6 +207,10 @@ struct FormatInfo {
   int (*sniff)(const JsonValue& record);
   std::unique_ptr<Decoder> (*make_decoder)();
   std::unique_ptr<Encoder> (*make_encoder)(LossReport& loss);
+  // Its files hold records that are not messages and that convo keeps as they are
+  // (Claude Code's record types, OpenCode's session and part files), so a record of
+  // no known kind is not an error.
+  bool other_records = false;
 };
 
 // Every format, in the order --help lists them.
@@ -219,9 +223,35 @@ std::optional<Format> parse_format(std::string_view name);
 std::string format_names();
 
 // Picks the format of a file from its first records: the format whose sniff scores
-// add up highest. Format::none when nothing speaks for any format (records that are
-// not transcripts pass through unchanged); nullopt when every format is
-// contradicted more than supported.
+// add up highest. Format::none when nothing speaks for any format; nullopt when
+// every format is contradicted more than supported.
 std::optional<Format> detect_format(std::span<const JsonValue* const> records);
+
+// What detection decided about a file, from its first records.
+struct Detection {
+  // The format that claims the file; nullopt when none does (the file is refused).
+  std::optional<Format> format;
+  // When refused: the record that shows why (an index into the records given), and
+  // why: "not a transcript convo reads: looks like Gemini contents (role/parts); convo
+  // reads claude-code, ...; --from forces a format".
+  std::size_t record = 0;
+  std::string why;
+};
+
+// Decides a file's format from evidence. A record that looks like a format convo
+// does not read (lib/formats/foreign.h) speaks against every format; a file whose
+// records it outnumbers, or that no format claims, is refused.
+Detection detect_input_format(std::span<const JsonValue* const> records);
+
+// The message refusing a record that is not one convo reads: `what` says what it
+// looks like ("looks like Gemini contents (role/parts)").
+std::string not_a_transcript(std::string_view what);
+
+// The message refusing a record that a file of `format` holds but that is no record
+// of that format, or nullopt when `format` keeps such records as they are (Claude
+// Code logs hold record types convo does not know). `forced`: the user named the
+// format with --from, so only what the format cannot hold is refused.
+std::optional<std::string> refuse_unknown_record(Format format, const JsonValue& record,
+                                                 bool forced);
 
 }  // namespace convo
