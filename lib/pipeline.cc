@@ -385,9 +385,9 @@ void report_bad(const ReadStats& stats, const ReadOptions& options, Diagnostics&
 }
 
 std::vector<std::string> input_list(const std::vector<std::string>& paths,
-                                    const ReadOptions& options) {
+                                    const ReadOptions& options, Diagnostics& diagnostics) {
   std::vector<std::string> inputs = paths.empty() ? std::vector<std::string>{"-"}
-                                                  : expand_inputs(paths);
+                                                  : expand_inputs(paths, &diagnostics);
   if (options.progress != nullptr) {
     options.progress->inputs_total.fetch_add(inputs.size(), std::memory_order_relaxed);
   }
@@ -610,7 +610,7 @@ ReadStats read_inputs(const std::vector<std::string>& paths, const ReadOptions& 
                       InputHandler& handler, Diagnostics& diagnostics, const Opener& open) {
   ReadStats stats;
   InputReader reader(options, handler, diagnostics, stats, open);
-  for (const std::string& path : input_list(paths, options)) {
+  for (const std::string& path : input_list(paths, options, diagnostics)) {
     ++stats.inputs;
     reader.read(path);
   }
@@ -659,7 +659,7 @@ SinkFactory format_sink(std::optional<Format> to) {
 ReadStats run_stage(const std::vector<std::string>& paths, const ReadOptions& options,
                     const StageFactory& make_stage, const SinkFactory& make_sink, Output& out,
                     LossReport& loss, Diagnostics& diagnostics, const Opener& open) {
-  std::vector<std::string> inputs = input_list(paths, options);
+  std::vector<std::string> inputs = input_list(paths, options, diagnostics);
   const bool was_holding = out.holding();
   ReadStats stats;
   try {

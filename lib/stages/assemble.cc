@@ -1050,7 +1050,7 @@ AssembleStats assemble(const AssembleOptions& options, Output& out, Diagnostics&
   // As every subcommand reads: compressed streams decompressed, a directory as
   // the transcript files below it.
   std::vector<std::string> inputs =
-      options.inputs.empty() ? std::vector<std::string>{"-"} : expand_inputs(options.inputs);
+      options.inputs.empty() ? std::vector<std::string>{"-"} : expand_inputs(options.inputs, &diagnostics);
   for (const std::string& path : inputs) {
     std::string name = display_name(path);
     StreamEventReader reader(decompressing(open(path), name), name);
