@@ -12,7 +12,7 @@ namespace {
 struct CheckArgs {
   InputArgs input;
   ConversationArgs conversation;
-  std::string target = "anthropic";
+  std::string target;  // empty: by each input's format
   std::string format = "text";
 };
 
@@ -37,8 +37,8 @@ void add_check(CLI::App& app, Runner& run) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* sub = app.add_subcommand("check", "Check conversations against an API's rules, for CI");
   sub->description(k_check_help);
-  sub->add_option("--for", args->target, "Whose rules: anthropic or openai")
-      ->capture_default_str()
+  sub->add_option("--for", args->target,
+                  "Whose rules: anthropic or openai (default: the API each input's format feeds)")
       ->check(one_of({"anthropic", "openai"}, "--for value"));
   sub->add_option("--format", args->format,
                   "Report format: text (FILE:LINE: rule: message) or json (one object per line)")
@@ -50,6 +50,7 @@ void add_check(CLI::App& app, Runner& run) {
     run = [args] {
       CheckOptions options;
       options.target = args->target == "openai" ? CheckTarget::openai : CheckTarget::anthropic;
+      options.by_format = args->target.empty();
       ReportFormat format = args->format == "json" ? ReportFormat::json : ReportFormat::text;
       StreamOptions stream;
       stream.inputs = args->input.files;

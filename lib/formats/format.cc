@@ -193,6 +193,20 @@ Message begin_contained(const std::shared_ptr<Container>& container, const Locat
   return message;
 }
 
+bool follows_openai_api(Format format) { return format == Format::openai; }
+
+bool is_response(const Message& message) {
+  if (message.container) {
+    return message.container->array_key == "choices";
+  }
+  if (message.origin != Format::anthropic || message.json == nullptr ||
+      !message.json->IsObject()) {
+    return false;
+  }
+  auto type = string_member(*message.json, "type");
+  return type && *type == "message" && find_member(*message.json, "stop_reason") != nullptr;
+}
+
 std::string record_noun(const Message& message) {
   if (!message.record_type.empty()) {
     return fmt::format("{} records", message.record_type);

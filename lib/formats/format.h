@@ -197,6 +197,15 @@ class EncoderBase : public Encoder {
   std::vector<std::string> m_values;              // scratch
 };
 
+// True when `message` is an API response body (the model's reply: an Anthropic
+// `{"type":"message",...,"stop_reason"}`, an OpenAI `{"choices":[...]}`), not a
+// message of a request: a response may end in tool calls that nothing answers yet.
+bool is_response(const Message& message);
+
+// True when messages of `format` are OpenAI Chat Completions messages, checked by
+// OpenAI's rules (tool results as messages of their own) rather than Anthropic's.
+bool follows_openai_api(Format format);
+
 // Everything convo knows about one format.
 struct FormatInfo {
   Format format;
