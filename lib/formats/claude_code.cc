@@ -231,6 +231,13 @@ class ClaudeCodeEncoder final : public EncoderBase {
       }
     };
     set_if("parentUuid", e.parent_uuid);
+    if (e.parent_uuid.empty() && same) {
+      // Made a root (trim dropped its parent).
+      const JsonValue* parent = find_member(*m.json, "parentUuid");
+      if (parent != nullptr && !parent->IsNull()) {
+        record.set_null("parentUuid");
+      }
+    }
     set_flag("isSidechain", e.is_sidechain);
     set_if("sessionId", e.session_id);
     set_if("timestamp", m.timestamp);
