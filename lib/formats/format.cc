@@ -319,12 +319,32 @@ void EncoderBase::write(Message&& message, Output& out) {
     return;
   }
   m_values.clear();
+  drop_unheld(message);
   encode(message, m_values);
   for (const std::string& value : m_values) {
     check_utf8(value, message.where, message.raw);
   }
   for (const std::string& value : m_values) {
     out.write_line(value);
+  }
+}
+
+void EncoderBase::drop_unheld(const Message& message) {
+  if (message.origin == m_format || message.origin == Format::none ||
+      message.kind == Kind::invalid) {
+    return;
+  }
+  const FormatInfo& target = format_info(m_format);
+  if (message.usage.cost && !target.holds_cost) {
+    drop("costs", message);
+  }
+  if (auto unmodelled = format_info(message.origin).unmodelled) {
+    unmodelled(message, [&](std::string_view what) {
+      if (what == "timestamps" && target.holds_timestamps) {
+        return;
+      }
+      drop(what, message);
+    });
   }
 }
 
@@ -472,7 +492,7 @@ namespace {
 const FormatInfo k_formats[] = {
     {Format::claude_code, "claude-code",
      "Claude Code session logs (~/.claude/projects/*/*.jsonl), also {\"loglines\": [...]}",
-     sniff_claude_code, make_claude_code_decoder, make_claude_code_encoder, true},
+     sniff_claude_code, make_claude_code_decoder, make_claude_code_encoder, true, false, true},
     {Format::anthropic, "anthropic",
      "Anthropic Messages API messages, one per line; request bodies as input",
      sniff_anthropic, make_anthropic_decoder, make_anthropic_encoder},
@@ -484,10 +504,11 @@ const FormatInfo k_formats[] = {
      sniff_langchain, make_langchain_decoder, make_langchain_encoder},
     {Format::agentscope, "agentscope",
      "AgentScope Msg.to_dict() records, one per line (1.x and 2.x)",
-     sniff_agentscope, make_agentscope_decoder, make_agentscope_encoder},
+     sniff_agentscope, make_agentscope_decoder, make_agentscope_encoder, false, false, true,
+     agentscope_unmodelled},
     {Format::opencode, "opencode",
      "OpenCode messages with their parts, one per line, and `opencode export` documents",
-     sniff_opencode, make_opencode_decoder, make_opencode_encoder, true},
+     sniff_opencode, make_opencode_decoder, make_opencode_encoder, true, true, true},
     {Format::synaptic, "synaptic",
      "Synaptic (Rust) messages, one per line: role-tagged, content_blocks, tool_calls",
      sniff_synaptic, make_synaptic_decoder, make_synaptic_encoder},

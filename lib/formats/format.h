@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -160,6 +161,10 @@ class EncoderBase : public Encoder {
   // loss), several when the format splits it (OpenAI tool results).
   virtual void encode(const Message& message, std::vector<std::string>& values) = 0;
 
+  // Reports what `message`, from another format, carries that this one has no
+  // place for beyond its content: cost, and members convo does not model.
+  void drop_unheld(const Message& message);
+
   // Reports that this format cannot hold `what` from `message`.
   void drop(std::string_view what, const Message& message) {
     m_loss.drop(m_format, what, message.where);
@@ -220,6 +225,14 @@ struct FormatInfo {
   // (Claude Code's record types, OpenCode's session and part files), so a record of
   // no known kind is not an error.
   bool other_records = false;
+  // Where its messages have a place for a message's cost and its timestamp.
+  bool holds_cost = false;
+  bool holds_timestamps = false;
+  // Calls `unheld` with what a message of this format carries that convo does not
+  // model ("metadata"), for the loss report of a conversion to another format; null
+  // when there is nothing such.
+  void (*unmodelled)(const Message& message, const std::function<void(std::string_view)>& unheld) =
+      nullptr;
 };
 
 // Every format, in the order --help lists them.
