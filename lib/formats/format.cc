@@ -335,6 +335,24 @@ void EncoderBase::drop_unheld(const Message& message) {
     return;
   }
   const FormatInfo& target = format_info(m_format);
+  if (message.container && message.container.get() != m_counted_container &&
+      message.container->array_key == "messages" &&
+      (message.container->format == Format::anthropic ||
+       message.container->format == Format::openai)) {
+    // A request body's settings (tools, tool_choice, thinking, metadata, ...) have no
+    // place in a message-per-line format: counted once per body, by name.
+    m_counted_container = message.container.get();
+    const JsonValue& root = message.container->source->doc;
+    if (root.IsObject()) {
+      for (const auto& member : root.GetObject()) {
+        std::string_view key = view_of(member.name);
+        if (key == "messages" || (key == "system" && message.container->system_slot)) {
+          continue;
+        }
+        drop(fmt::format("{} of request bodies", key), message);
+      }
+    }
+  }
   if (message.usage.cost && !target.holds_cost) {
     drop("costs", message);
   }

@@ -200,6 +200,7 @@ class EncoderBase : public Encoder {
   std::shared_ptr<const Container> m_container;  // the open container of this format
   std::vector<Message> m_held;                    // its messages seen so far
   std::vector<std::string> m_values;              // scratch
+  const Container* m_counted_container = nullptr; // whose settings drop_unheld counted
 };
 
 // True when `message` is an API response body (the model's reply: an Anthropic
