@@ -508,7 +508,7 @@ int sniff_agentscope(const JsonValue& record) { return sniff_record(record); }
 
 void agentscope_unmodelled(const Message& message,
                            const std::function<void(std::string_view)>& unheld) {
-  if (message.json == nullptr || !message.json->IsObject() || message.slot != 0) {
+  if (message.json == nullptr || !message.json->IsObject()) {
     return;
   }
   const JsonValue& root = *message.json;

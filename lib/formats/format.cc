@@ -356,7 +356,10 @@ void EncoderBase::drop_unheld(const Message& message) {
   if (message.usage.cost && !target.holds_cost) {
     drop("costs", message);
   }
-  if (auto unmodelled = format_info(message.origin).unmodelled) {
+  // Once per source object: the turns split from one record share it.
+  auto unmodelled = format_info(message.origin).unmodelled;
+  if (unmodelled != nullptr && message.json != nullptr && message.json != m_counted_json) {
+    m_counted_json = message.json;
     unmodelled(message, [&](std::string_view what) {
       if (what == "timestamps" && target.holds_timestamps) {
         return;
@@ -526,7 +529,8 @@ const FormatInfo k_formats[] = {
      agentscope_unmodelled},
     {Format::opencode, "opencode",
      "OpenCode messages with their parts, one per line, and `opencode export` documents",
-     sniff_opencode, make_opencode_decoder, make_opencode_encoder, true, true, true},
+     sniff_opencode, make_opencode_decoder, make_opencode_encoder, true, true, true,
+     opencode_unmodelled},
     {Format::synaptic, "synaptic",
      "Synaptic (Rust) messages, one per line: role-tagged, content_blocks, tool_calls",
      sniff_synaptic, make_synaptic_decoder, make_synaptic_encoder},

@@ -201,6 +201,7 @@ class EncoderBase : public Encoder {
   std::vector<Message> m_held;                    // its messages seen so far
   std::vector<std::string> m_values;              // scratch
   const Container* m_counted_container = nullptr; // whose settings drop_unheld counted
+  const JsonValue* m_counted_json = nullptr;       // whose unmodelled members it counted
 };
 
 // True when `message` is an API response body (the model's reply: an Anthropic

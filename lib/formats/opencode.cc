@@ -909,6 +909,26 @@ class OpenCodeEncoder final : public EncoderBase {
 
 int sniff_opencode(const JsonValue& record) { return sniff_record(record); }
 
+void opencode_unmodelled(const Message& message,
+                         const std::function<void(std::string_view)>& unheld) {
+  if (message.json == nullptr || !message.json->IsObject()) {
+    return;
+  }
+  const JsonValue* parts = find_member(*message.json, "parts");
+  if (parts == nullptr || !parts->IsArray()) {
+    return;
+  }
+  for (const JsonValue& part : parts->GetArray()) {
+    if (!part.IsObject()) {
+      continue;
+    }
+    auto type = string_member(part, "type");
+    if (type && is_bookkeeping_part(*type)) {
+      unheld(fmt::format("{} parts", *type));
+    }
+  }
+}
+
 std::unique_ptr<Decoder> make_opencode_decoder() { return std::make_unique<OpenCodeDecoder>(); }
 
 std::unique_ptr<Encoder> make_opencode_encoder(LossReport& loss) {
