@@ -195,6 +195,10 @@ Message begin_contained(const std::shared_ptr<Container>& container, const Locat
 
 bool follows_openai_api(Format format) { return format == Format::openai; }
 
+bool keeps_calls_apart(Format format) {
+  return format == Format::openai || format == Format::langchain || format == Format::synaptic;
+}
+
 bool is_response(const Message& message) {
   if (message.container) {
     return message.container->array_key == "choices";

@@ -209,6 +209,11 @@ class EncoderBase : public Encoder {
 // message of a request: a response may end in tool calls that nothing answers yet.
 bool is_response(const Message& message);
 
+// True when messages of `format` keep tool calls in a member of their own beside
+// string content (OpenAI's, LangChain's and Synaptic's `tool_calls`), so that a
+// message with calls may still have text content.
+bool keeps_calls_apart(Format format);
+
 // True when messages of `format` are OpenAI Chat Completions messages, checked by
 // OpenAI's rules (tool results as messages of their own) rather than Anthropic's.
 bool follows_openai_api(Format format);
