@@ -62,7 +62,8 @@ std::optional<std::int64_t> epoch_ms(const std::string& text) {
 
 // Parts that record how a message came about rather than what it says.
 bool is_bookkeeping_part(std::string_view type) {
-  return type == "step-start" || type == "step-finish" || type == "snapshot" || type == "patch";
+  return type == "step-start" || type == "step-finish" || type == "snapshot" || type == "patch" ||
+         type == "retry";
 }
 
 BlockType block_type_for_mime(std::string_view mime) {
