@@ -237,6 +237,20 @@ class PartsReader {
       block.source.media_type = mime;
     }
     block.name = std::string(optional_string(part, "filename", path).value_or(""));
+    // A text file attached from the workspace carries its text inline
+    // (`source.text.value`): that text is the document, whatever the URL says.
+    if (mime.substr(0, 5) == "text/") {
+      if (const JsonValue* source = find_member(part, "source"); source != nullptr && source->IsObject()) {
+        if (const JsonValue* text = find_member(*source, "text"); text != nullptr && text->IsObject()) {
+          if (auto value = string_member(*text, "value")) {
+            block.type = BlockType::document;
+            block.source.type = MediaSource::Type::text;
+            block.source.media_type = "text/plain";
+            block.source.data = std::string(*value);
+          }
+        }
+      }
+    }
   }
 
   void decode_tool(const JsonValue& part, const std::string& path, Block& use,
