@@ -104,6 +104,23 @@ void decode_record(const JsonValue& object, const std::string& path, Message& me
   }
 }
 
+// The session a request body names: Claude Code sends `metadata.user_id` as
+// "user_<hash>_account_<id>_session_<uuid>"; "" when the body has none.
+std::string session_of_request(const Message& m) {
+  if (!m.container || m.container->array_key != "messages") {
+    return "";
+  }
+  const JsonValue& root = m.container->source->doc;
+  const JsonValue* metadata = root.IsObject() ? find_member(root, "metadata") : nullptr;
+  if (metadata == nullptr || !metadata->IsObject()) {
+    return "";
+  }
+  auto user = string_member(*metadata, "user_id");
+  constexpr std::string_view k_marker = "_session_";
+  std::size_t at = user ? user->rfind(k_marker) : std::string_view::npos;
+  return at == std::string_view::npos ? "" : std::string(user->substr(at + k_marker.size()));
+}
+
 class ClaudeCodeDecoder final : public Decoder {
  public:
   void decode(Record&& record, std::vector<Message>& out) override {
@@ -239,7 +256,7 @@ class ClaudeCodeEncoder final : public EncoderBase {
       }
     }
     set_flag("isSidechain", e.is_sidechain);
-    set_if("sessionId", e.session_id);
+    set_if("sessionId", e.session_id.empty() ? session_of_request(m) : e.session_id);
     set_if("timestamp", m.timestamp);
     set_flag("isMeta", e.is_meta);
     set_if("uuid", e.uuid);
