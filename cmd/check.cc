@@ -15,7 +15,7 @@ namespace {
 struct CheckArgs {
   InputArgs input;
   ConversationArgs conversation;
-  std::string target = "anthropic";
+  std::string target;  // empty: by each input's format
   std::string format = "text";
   std::vector<std::string> select;
   std::vector<std::string> ignore;
@@ -66,8 +66,8 @@ void add_check(CLI::App& app, Runner& run) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* sub = app.add_subcommand("check", "Check conversations against an API's rules, for CI");
   sub->description(k_check_help);
-  sub->add_option("--for", args->target, "Whose rules: anthropic or openai")
-      ->capture_default_str()
+  sub->add_option("--for", args->target,
+                  "Whose rules: anthropic or openai (default: the API each input's format feeds)")
       ->check(one_of({"anthropic", "openai"}, "--for value"));
   sub->add_option("--format", args->format,
                   "Report format: text (FILE:LINE: SEVERITY: RULE: MESSAGE) or json (one object per line)")
@@ -90,6 +90,7 @@ void add_check(CLI::App& app, Runner& run) {
       ReportOptions options;
       options.check.target =
           args->target == "openai" ? CheckTarget::openai : CheckTarget::anthropic;
+      options.check.by_format = args->target.empty();
       options.format = args->format == "json" ? ReportFormat::json : ReportFormat::text;
       options.select = args->select;
       options.ignore = args->ignore;

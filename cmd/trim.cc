@@ -150,9 +150,18 @@ void add_trim(CLI::App& app, Runner& run) {
       if (!args->output.to.empty()) {
         to = parse_format(args->output.to);
       }
-      return run_stream_command(args->input, args->output, [options, counter, grouping, to] {
-        return make_trim_stage(options, counter, grouping, to);
+      TrimOptions counted = options;
+      counted.emptied = std::make_shared<std::atomic<std::uint64_t>>(0);
+      int code = run_stream_command(args->input, args->output, [counted, counter, grouping, to] {
+        return make_trim_stage(counted, counter, grouping, to);
       });
+      if (std::uint64_t emptied = *counted.emptied; emptied > 0) {
+        StderrDiagnostics().warning(
+            Location{}, fmt::format("kept nothing of {} conversation{}: not one message fits in "
+                                    "{} tokens (--allow-partial may keep part of one)",
+                                    emptied, emptied == 1 ? "" : "s", options.max_tokens));
+      }
+      return code;
     };
   });
 }

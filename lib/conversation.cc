@@ -50,9 +50,11 @@ void ConversationStage::hold(Message&& message) {
 
 bool ConversationStage::holds(std::string_view uuid) const {
   // Only where the sessionId changes: a scan of the held records is cheap there.
-  for (auto it = m_held.rbegin(); it != m_held.rend(); ++it) {
-    if (it->envelope.uuid == uuid) {
-      return true;
+  for (auto chunk = m_held.rbegin(); chunk != m_held.rend(); ++chunk) {
+    for (auto it = chunk->rbegin(); it != chunk->rend(); ++it) {
+      if (it->envelope.uuid == uuid) {
+        return true;
+      }
     }
   }
   return false;

@@ -171,6 +171,7 @@ class InputReader {
   void read_records(RecordReader& reader) {
     Format format = m_options.from.value_or(Format::none);
     std::vector<Record> pending;
+    m_refusal.clear();
     if (!m_options.from) {
       format = detect(reader, pending);
     }
@@ -185,6 +186,12 @@ class InputReader {
     Record record;
     while (reader.next(record)) {
       handle(std::move(record), decoder.get(), format);
+    }
+    if (!m_refusal.empty() && m_refused > 1) {
+      m_diagnostics.warning(Location{reader.file()},
+                            fmt::format("{} {} more record{} of this file", 
+                                        m_options.on_error == OnError::skip ? "skipped" : "kept",
+                                        m_refused - 1, m_refused == 2 ? "" : "s"));
     }
     m_handler.end_input();
   }
@@ -201,12 +208,27 @@ class InputReader {
     if (samples.empty()) {
       return Format::none;
     }
-    if (auto format = detect_format(samples)) {
-      return *format;
+    Detection detection = detect_input_format(samples);
+    if (detection.format) {
+      return *detection.format;
     }
-    throw Error(Location{reader.file()},
-                fmt::format("cannot tell the transcript format; name it with --from ({})",
-                            format_names()));
+    if (detection.record >= samples.size()) {
+      throw Error(Location{reader.file()}, detection.why);
+    }
+    // Refused: under --on-error fail that is the end of it; skip and keep warn once,
+    // at the record that shows why, and count every record of the file.
+    const JsonValue* shown = samples[detection.record];
+    auto shown_at = std::find_if(pending.begin(), pending.end(), [&](const Record& r) {
+      return r.ok() && &r.source->doc == shown;
+    });
+    Location where = shown_at != pending.end() ? shown_at->where : Location{reader.file()};
+    where.column = std::max<std::uint64_t>(where.column, 1);
+    if (m_options.on_error == OnError::fail) {
+      throw Error(where, detection.why);
+    }
+    m_refusal = detection.why;
+    m_refused = 0;
+    return Format::none;
   }
 
   void handle(Record&& record, Decoder* decoder, Format format) {
@@ -221,6 +243,20 @@ class InputReader {
       return;
     }
     m_stats.lone_surrogates += record.lone_surrogates;
+    if (!m_refusal.empty()) {
+      // A file no format claims: the first record says why, the rest are counted.
+      if (m_refused++ == 0) {
+        Location where = record.where;
+        where.column = std::max<std::uint64_t>(where.column, 1);
+        bad(std::move(record), format, where, m_refusal);
+      } else {
+        ++m_stats.bad;
+        if (m_options.on_error == OnError::keep) {
+          pass_bad(std::move(record), format, m_refusal);
+        }
+      }
+      return;
+    }
     m_decoded.clear();
     try {
       decoder->decode(std::move(record), m_decoded);
@@ -232,6 +268,21 @@ class InputReader {
                              : fmt::format("{}: {}", readable_path(error.path()), error.message());
       bad(std::move(record), format, where, what);
       return;
+    }
+    for (const Message& message : m_decoded) {
+      // A record the format has no kind for: refused when it is no record of the
+      // format (decoded messages point into the record, which is still whole).
+      if (message.kind == Kind::unknown && message.json != nullptr) {
+        if (auto why = refuse_unknown_record(format, *message.json, m_options.from.has_value())) {
+          Record whole;
+          whole.where = message.where;
+          whole.where.column = std::max<std::uint64_t>(whole.where.column, 1);
+          whole.raw = message.container ? message.container->raw : message.raw;
+          m_decoded.clear();
+          bad(std::move(whole), format, whole.where, *why);
+          return;
+        }
+      }
     }
     ++m_stats.records;
     for (Message& message : m_decoded) {
@@ -248,6 +299,13 @@ class InputReader {
 
   void bad(Record&& record, Format format, const Location& where, const std::string& what) {
     if (bad_record(m_options.on_error, where, what, m_diagnostics, m_stats, m_warned)) {
+      pass_bad(std::move(record), format, what);
+    }
+  }
+
+  // Hands a bad record on to be written through (--on-error keep).
+  void pass_bad(Record&& record, Format format, const std::string& what) {
+    {
       Message message;
       message.kind = Kind::invalid;
       message.role = Role::none;
@@ -266,6 +324,8 @@ class InputReader {
   const Opener& m_open;
   const std::atomic<bool>* m_cancel;
   std::vector<Message> m_decoded;
+  std::string m_refusal;      // why no format claims this input, when none does
+  std::uint64_t m_refused = 0;  // its records seen so far
   std::uint64_t m_unpublished = 0;  // records not yet added to the progress counters
   std::uint64_t m_warned = 0;       // bad records warned about in this input
 };
@@ -388,9 +448,9 @@ void report_bad(const ReadStats& stats, const ReadOptions& options, Diagnostics&
 }
 
 std::vector<std::string> input_list(const std::vector<std::string>& paths,
-                                    const ReadOptions& options) {
+                                    const ReadOptions& options, Diagnostics& diagnostics) {
   std::vector<std::string> inputs = paths.empty() ? std::vector<std::string>{"-"}
-                                                  : expand_inputs(paths);
+                                                  : expand_inputs(paths, &diagnostics);
   if (options.progress != nullptr) {
     count_inputs(inputs, *options.progress);
   }
@@ -648,7 +708,7 @@ ReadStats read_inputs(const std::vector<std::string>& paths, const ReadOptions& 
                       InputHandler& handler, Diagnostics& diagnostics, const Opener& open) {
   ReadStats stats;
   InputReader reader(options, handler, diagnostics, stats, open);
-  for (const std::string& path : input_list(paths, options)) {
+  for (const std::string& path : input_list(paths, options, diagnostics)) {
     ++stats.inputs;
     reader.read(path);
   }
@@ -697,7 +757,7 @@ SinkFactory format_sink(std::optional<Format> to) {
 ReadStats run_stage(const std::vector<std::string>& paths, const ReadOptions& options,
                     const StageFactory& make_stage, const SinkFactory& make_sink, Output& out,
                     LossReport& loss, Diagnostics& diagnostics, const Opener& open) {
-  std::vector<std::string> inputs = input_list(paths, options);
+  std::vector<std::string> inputs = input_list(paths, options, diagnostics);
   const bool was_holding = out.holding();
   ReadStats stats;
   try {

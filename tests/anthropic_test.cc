@@ -70,8 +70,9 @@ TEST_CASE("anthropic to openai: tool_use to tool_calls, tool_result to tool mess
         R"({"role":"tool","content":"sunny","tool_call_id":"toolu_1"})" "\n");
   REQUIRE(result.warnings.size() == 1);
   CHECK(result.warnings[0] ==
-        "dropped what the output format cannot hold: openai cannot hold cache_control markers "
-        "(1), thinking blocks (1) (--strict makes this an error)");
+        "dropped what the output format cannot hold: openai cannot hold max_tokens of request "
+        "bodies (1), model of request bodies (1), cache_control markers (1), thinking blocks (1) "
+        "(--strict makes this an error)");
 }
 
 TEST_CASE("a bare anthropic message line is detected and round-trips", "[anthropic]") {

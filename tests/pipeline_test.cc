@@ -27,11 +27,23 @@ TEST_CASE("the format of each input is detected from its first records", "[pipel
   CHECK(messages.at(1).origin == Format::claude_code);
 }
 
-TEST_CASE("records of no known format pass through any conversion", "[pipeline]") {
-  std::string line = R"({"agentType":"general-purpose","description":"x"})";
-  auto result = convert_text(line, Format::anthropic);
-  CHECK(result.out == line + "\n");
-  CHECK(result.warnings.empty());
+TEST_CASE("records of no known format are refused with a hint", "[pipeline]") {
+  std::string line = R"({"kind":"note","body":"x"})";
+  try {
+    convert_text(line, Format::anthropic);
+    FAIL("no error");
+  } catch (const Error& error) {
+    CHECK(error.message().starts_with(
+        "in.jsonl:1:1: not a transcript convo reads: an object with keys \"kind\", \"body\"; "
+        "convo reads claude-code, "));
+    CHECK(error.code() == ExitCode::input);
+  }
+  auto skipped = convert_text(line + "\n" + line + "\n", Format::anthropic,
+                              {std::nullopt, OnError::skip});
+  CHECK(skipped.out.empty());
+  REQUIRE(skipped.warnings.size() == 3);
+  CHECK(skipped.warnings[1] == "in.jsonl: skipped 1 more record of this file");
+  CHECK(skipped.warnings[2] == "skipped 2 bad records");
 }
 
 TEST_CASE("on-error fail stops at the first bad record with its place", "[pipeline]") {

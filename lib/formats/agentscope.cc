@@ -84,7 +84,12 @@ void decode_block(const JsonValue& value, const std::string& path,
     block.text = std::string(required_string(value, "text", path, "text block"));
   } else if (type == "thinking") {
     block.type = BlockType::thinking;
-    block.text = std::string(optional_string(value, "thinking", path).value_or(""));
+    // AgentScope's own ThinkingBlock says `thinking`; its 2.x seed data says `text`.
+    auto thinking = optional_string(value, "thinking", path);
+    if (!thinking) {
+      thinking = optional_string(value, "text", path);
+    }
+    block.text = std::string(thinking.value_or(""));
     if (auto signature = optional_string(value, "signature", path)) {
       block.signature = std::string(*signature);
     }
@@ -408,7 +413,12 @@ class AgentScopeEncoder final : public EncoderBase {
         object.set_string("type", "text").set_string("text", block.text);
         break;
       case BlockType::thinking:
-        object.set_string("type", "thinking").set_string("thinking", block.text);
+        object.set_string("type", "thinking");
+        if (object.original_has("text") && !object.original_has("thinking")) {
+          object.set_string("text", block.text);
+        } else {
+          object.set_string("thinking", block.text);
+        }
         if (v2 && block.signature) {
           object.set_string("signature", *block.signature);
         }
@@ -495,6 +505,25 @@ class AgentScopeEncoder final : public EncoderBase {
 }  // namespace
 
 int sniff_agentscope(const JsonValue& record) { return sniff_record(record); }
+
+void agentscope_unmodelled(const Message& message,
+                           const std::function<void(std::string_view)>& unheld) {
+  if (message.json == nullptr || !message.json->IsObject()) {
+    return;
+  }
+  const JsonValue& root = *message.json;
+  if (const JsonValue* metadata = find_member(root, "metadata");
+      metadata != nullptr && !metadata->IsNull() &&
+      !(metadata->IsObject() && metadata->ObjectEmpty())) {
+    unheld("metadata");
+  }
+  if (const JsonValue* id = find_member(root, "invocation_id"); id != nullptr && !id->IsNull()) {
+    unheld("invocation ids");
+  }
+  if (!message.timestamp.empty()) {
+    unheld("timestamps");
+  }
+}
 
 std::unique_ptr<Decoder> make_agentscope_decoder() { return std::make_unique<AgentScopeDecoder>(); }
 

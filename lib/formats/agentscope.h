@@ -27,5 +27,10 @@ namespace convo {
 int sniff_agentscope(const JsonValue& record);
 std::unique_ptr<Decoder> make_agentscope_decoder();
 std::unique_ptr<Encoder> make_agentscope_encoder(LossReport& loss);
+// What a Msg carries that convo does not model: non-empty `metadata`, an
+// `invocation_id`, and its `timestamp` (which the caller keeps where the target has
+// a place for it).
+void agentscope_unmodelled(const Message& message,
+                           const std::function<void(std::string_view)>& unheld);
 
 }  // namespace convo

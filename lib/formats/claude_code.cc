@@ -104,6 +104,23 @@ void decode_record(const JsonValue& object, const std::string& path, Message& me
   }
 }
 
+// The session a request body names: Claude Code sends `metadata.user_id` as
+// "user_<hash>_account_<id>_session_<uuid>"; "" when the body has none.
+std::string session_of_request(const Message& m) {
+  if (!m.container || m.container->array_key != "messages") {
+    return "";
+  }
+  const JsonValue& root = m.container->source->doc;
+  const JsonValue* metadata = root.IsObject() ? find_member(root, "metadata") : nullptr;
+  if (metadata == nullptr || !metadata->IsObject()) {
+    return "";
+  }
+  auto user = string_member(*metadata, "user_id");
+  constexpr std::string_view k_marker = "_session_";
+  std::size_t at = user ? user->rfind(k_marker) : std::string_view::npos;
+  return at == std::string_view::npos ? "" : std::string(user->substr(at + k_marker.size()));
+}
+
 class ClaudeCodeDecoder final : public Decoder {
  public:
   void decode(Record&& record, std::vector<Message>& out) override {
@@ -231,8 +248,15 @@ class ClaudeCodeEncoder final : public EncoderBase {
       }
     };
     set_if("parentUuid", e.parent_uuid);
+    if (e.parent_uuid.empty() && same) {
+      // Made a root (trim dropped its parent).
+      const JsonValue* parent = find_member(*m.json, "parentUuid");
+      if (parent != nullptr && !parent->IsNull()) {
+        record.set_null("parentUuid");
+      }
+    }
     set_flag("isSidechain", e.is_sidechain);
-    set_if("sessionId", e.session_id);
+    set_if("sessionId", e.session_id.empty() ? session_of_request(m) : e.session_id);
     set_if("timestamp", m.timestamp);
     set_flag("isMeta", e.is_meta);
     set_if("uuid", e.uuid);
@@ -287,7 +311,16 @@ int sniff_claude_code(const JsonValue& record) {
     return 10;
   }
   auto type = string_member(record, "type");
+  if (find_member(record, "role") == nullptr &&
+      (find_member(record, "agentType") != nullptr ||
+       (find_member(record, "agentId") != nullptr && find_member(record, "key") != nullptr))) {
+    return 3;  // a subagent's .meta.json, a workflow's journal.jsonl
+  }
   if (!type) {
+    if (const JsonValue* message = find_member(record, "message");
+        message != nullptr && message->IsObject() && string_member(record, "sessionId")) {
+      return 3;  // a session record stripped of its type (ccusage's fixtures)
+    }
     return find_member(record, "role") != nullptr ? -1 : 0;
   }
   if (*type == "user" || *type == "assistant") {

@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 
 #include "formats/agentscope.h"
 #include "formats/anthropic.h"
 #include "formats/claude_code.h"
+#include "formats/foreign.h"
 #include "formats/langchain.h"
 #include "formats/synaptic.h"
 #include "formats/openai.h"
@@ -191,6 +193,24 @@ Message begin_contained(const std::shared_ptr<Container>& container, const Locat
   return message;
 }
 
+bool follows_openai_api(Format format) { return format == Format::openai; }
+
+bool keeps_calls_apart(Format format) {
+  return format == Format::openai || format == Format::langchain || format == Format::synaptic;
+}
+
+bool is_response(const Message& message) {
+  if (message.container) {
+    return message.container->array_key == "choices";
+  }
+  if (message.origin != Format::anthropic || message.json == nullptr ||
+      !message.json->IsObject()) {
+    return false;
+  }
+  auto type = string_member(*message.json, "type");
+  return type && *type == "message" && find_member(*message.json, "stop_reason") != nullptr;
+}
+
 std::string record_noun(const Message& message) {
   if (!message.record_type.empty()) {
     return fmt::format("{} records", message.record_type);
@@ -303,12 +323,53 @@ void EncoderBase::write(Message&& message, Output& out) {
     return;
   }
   m_values.clear();
+  drop_unheld(message);
   encode(message, m_values);
   for (const std::string& value : m_values) {
     check_utf8(value, message.where, message.raw);
   }
   for (const std::string& value : m_values) {
     out.write_line(value);
+  }
+}
+
+void EncoderBase::drop_unheld(const Message& message) {
+  if (message.origin == m_format || message.origin == Format::none ||
+      message.kind == Kind::invalid) {
+    return;
+  }
+  const FormatInfo& target = format_info(m_format);
+  if (message.container && message.container.get() != m_counted_container &&
+      message.container->array_key == "messages" &&
+      (message.container->format == Format::anthropic ||
+       message.container->format == Format::openai)) {
+    // A request body's settings (tools, tool_choice, thinking, metadata, ...) have no
+    // place in a message-per-line format: counted once per body, by name.
+    m_counted_container = message.container.get();
+    const JsonValue& root = message.container->source->doc;
+    if (root.IsObject()) {
+      for (const auto& member : root.GetObject()) {
+        std::string_view key = view_of(member.name);
+        if (key == "messages" || (key == "system" && message.container->system_slot)) {
+          continue;
+        }
+        drop(fmt::format("{} of request bodies", key), message);
+      }
+    }
+  }
+  if (message.usage.cost && !target.holds_cost) {
+    drop("costs", message);
+  }
+  // Once per source object: the turns split from one record share it.
+  auto unmodelled = format_info(message.origin).unmodelled;
+  if (unmodelled != nullptr && message.json != nullptr && message.json != m_counted_json) {
+    m_counted_json = message.json;
+    unmodelled(message, [&](std::string_view what) {
+      if (what == "timestamps" && target.holds_timestamps) {
+        return;
+      }
+      drop(what, message);
+    });
   }
 }
 
@@ -456,7 +517,7 @@ namespace {
 const FormatInfo k_formats[] = {
     {Format::claude_code, "claude-code",
      "Claude Code session logs (~/.claude/projects/*/*.jsonl), also {\"loglines\": [...]}",
-     sniff_claude_code, make_claude_code_decoder, make_claude_code_encoder},
+     sniff_claude_code, make_claude_code_decoder, make_claude_code_encoder, true, false, true},
     {Format::anthropic, "anthropic",
      "Anthropic Messages API messages, one per line; request bodies as input",
      sniff_anthropic, make_anthropic_decoder, make_anthropic_encoder},
@@ -468,10 +529,12 @@ const FormatInfo k_formats[] = {
      sniff_langchain, make_langchain_decoder, make_langchain_encoder},
     {Format::agentscope, "agentscope",
      "AgentScope Msg.to_dict() records, one per line (1.x and 2.x)",
-     sniff_agentscope, make_agentscope_decoder, make_agentscope_encoder},
+     sniff_agentscope, make_agentscope_decoder, make_agentscope_encoder, false, false, true,
+     agentscope_unmodelled},
     {Format::opencode, "opencode",
      "OpenCode messages with their parts, one per line, and `opencode export` documents",
-     sniff_opencode, make_opencode_decoder, make_opencode_encoder},
+     sniff_opencode, make_opencode_decoder, make_opencode_encoder, true, true, true,
+     opencode_unmodelled},
     {Format::synaptic, "synaptic",
      "Synaptic (Rust) messages, one per line: role-tagged, content_blocks, tool_calls",
      sniff_synaptic, make_synaptic_decoder, make_synaptic_encoder},
@@ -545,9 +608,73 @@ std::optional<Format> detect_format(std::span<const JsonValue* const> records) {
     return std::nullopt;
   }
   if (best_score == 0) {
-    return Format::none;  // records of no known format: they pass through as they are
+    return Format::none;
   }
   return best;
+}
+
+std::string not_a_transcript(std::string_view what) {
+  return fmt::format("not a transcript convo reads: {}; convo reads {}; --from forces a format",
+                     what, format_names());
+}
+
+Detection detect_input_format(std::span<const JsonValue* const> records) {
+  Detection result;
+  // Records of a format convo does not read are set aside: they must not count for
+  // the format they resemble by accident (a Responses message has a role).
+  std::vector<const JsonValue*> ours;
+  std::optional<std::size_t> first_foreign;
+  std::optional<std::string_view> foreign_what;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (auto what = looks_foreign(*records[i])) {
+      if (!first_foreign) {
+        first_foreign = i;
+        foreign_what = what;
+      }
+    } else {
+      ours.push_back(records[i]);
+    }
+  }
+  std::size_t foreign = records.size() - ours.size();
+  std::optional<Format> format = ours.empty() ? Format::none : detect_format(ours);
+  if (format && *format != Format::none) {
+    // A format claims the file when more of its first records speak for it than
+    // look foreign.
+    const FormatInfo& info = format_info(*format);
+    std::size_t claimed = static_cast<std::size_t>(
+        std::count_if(ours.begin(), ours.end(), [&](const JsonValue* r) { return info.sniff(*r) > 0; }));
+    if (claimed > foreign) {
+      result.format = format;
+      return result;
+    }
+  }
+  if (first_foreign) {
+    result.record = *first_foreign;
+    result.why = not_a_transcript(fmt::format("looks like {}", *foreign_what));
+    return result;
+  }
+  if (!format) {
+    result.why = fmt::format("cannot tell the transcript format; name it with --from ({})",
+                             format_names());
+    result.record = SIZE_MAX;  // the file, not a record
+    return result;
+  }
+  result.why = not_a_transcript(describe_unclaimed(*records.front()));
+  return result;
+}
+
+std::optional<std::string> refuse_unknown_record(Format format, const JsonValue& record,
+                                                 bool forced) {
+  if (!forced) {
+    if (auto what = looks_foreign(record)) {
+      return not_a_transcript(fmt::format("looks like {}", *what));
+    }
+  }
+  if (format == Format::none || format_info(format).other_records || forced) {
+    return std::nullopt;
+  }
+  return fmt::format("not a message of {}: {}; --from {} keeps it as it is",
+                     format_name(format), describe_unclaimed(record), format_name(format));
 }
 
 }  // namespace convo

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -160,6 +161,10 @@ class EncoderBase : public Encoder {
   // loss), several when the format splits it (OpenAI tool results).
   virtual void encode(const Message& message, std::vector<std::string>& values) = 0;
 
+  // Reports what `message`, from another format, carries that this one has no
+  // place for beyond its content: cost, and members convo does not model.
+  void drop_unheld(const Message& message);
+
   // Reports that this format cannot hold `what` from `message`.
   void drop(std::string_view what, const Message& message) {
     m_loss.drop(m_format, what, message.where);
@@ -195,7 +200,23 @@ class EncoderBase : public Encoder {
   std::shared_ptr<const Container> m_container;  // the open container of this format
   std::vector<Message> m_held;                    // its messages seen so far
   std::vector<std::string> m_values;              // scratch
+  const Container* m_counted_container = nullptr; // whose settings drop_unheld counted
+  const JsonValue* m_counted_json = nullptr;       // whose unmodelled members it counted
 };
+
+// True when `message` is an API response body (the model's reply: an Anthropic
+// `{"type":"message",...,"stop_reason"}`, an OpenAI `{"choices":[...]}`), not a
+// message of a request: a response may end in tool calls that nothing answers yet.
+bool is_response(const Message& message);
+
+// True when messages of `format` keep tool calls in a member of their own beside
+// string content (OpenAI's, LangChain's and Synaptic's `tool_calls`), so that a
+// message with calls may still have text content.
+bool keeps_calls_apart(Format format);
+
+// True when messages of `format` are OpenAI Chat Completions messages, checked by
+// OpenAI's rules (tool results as messages of their own) rather than Anthropic's.
+bool follows_openai_api(Format format);
 
 // Everything convo knows about one format.
 struct FormatInfo {
@@ -207,6 +228,18 @@ struct FormatInfo {
   int (*sniff)(const JsonValue& record);
   std::unique_ptr<Decoder> (*make_decoder)();
   std::unique_ptr<Encoder> (*make_encoder)(LossReport& loss);
+  // Its files hold records that are not messages and that convo keeps as they are
+  // (Claude Code's record types, OpenCode's session and part files), so a record of
+  // no known kind is not an error.
+  bool other_records = false;
+  // Where its messages have a place for a message's cost and its timestamp.
+  bool holds_cost = false;
+  bool holds_timestamps = false;
+  // Calls `unheld` with what a message of this format carries that convo does not
+  // model ("metadata"), for the loss report of a conversion to another format; null
+  // when there is nothing such.
+  void (*unmodelled)(const Message& message, const std::function<void(std::string_view)>& unheld) =
+      nullptr;
 };
 
 // Every format, in the order --help lists them.
@@ -219,9 +252,35 @@ std::optional<Format> parse_format(std::string_view name);
 std::string format_names();
 
 // Picks the format of a file from its first records: the format whose sniff scores
-// add up highest. Format::none when nothing speaks for any format (records that are
-// not transcripts pass through unchanged); nullopt when every format is
-// contradicted more than supported.
+// add up highest. Format::none when nothing speaks for any format; nullopt when
+// every format is contradicted more than supported.
 std::optional<Format> detect_format(std::span<const JsonValue* const> records);
+
+// What detection decided about a file, from its first records.
+struct Detection {
+  // The format that claims the file; nullopt when none does (the file is refused).
+  std::optional<Format> format;
+  // When refused: the record that shows why (an index into the records given), and
+  // why: "not a transcript convo reads: looks like Gemini contents (role/parts); convo
+  // reads claude-code, ...; --from forces a format".
+  std::size_t record = 0;
+  std::string why;
+};
+
+// Decides a file's format from evidence. A record that looks like a format convo
+// does not read (lib/formats/foreign.h) speaks against every format; a file whose
+// records it outnumbers, or that no format claims, is refused.
+Detection detect_input_format(std::span<const JsonValue* const> records);
+
+// The message refusing a record that is not one convo reads: `what` says what it
+// looks like ("looks like Gemini contents (role/parts)").
+std::string not_a_transcript(std::string_view what);
+
+// The message refusing a record that a file of `format` holds but that is no record
+// of that format, or nullopt when `format` keeps such records as they are (Claude
+// Code logs hold record types convo does not know). `forced`: the user named the
+// format with --from, so only what the format cannot hold is refused.
+std::optional<std::string> refuse_unknown_record(Format format, const JsonValue& record,
+                                                 bool forced);
 
 }  // namespace convo

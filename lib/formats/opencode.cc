@@ -62,7 +62,8 @@ std::optional<std::int64_t> epoch_ms(const std::string& text) {
 
 // Parts that record how a message came about rather than what it says.
 bool is_bookkeeping_part(std::string_view type) {
-  return type == "step-start" || type == "step-finish" || type == "snapshot" || type == "patch";
+  return type == "step-start" || type == "step-finish" || type == "snapshot" || type == "patch" ||
+         type == "retry";
 }
 
 BlockType block_type_for_mime(std::string_view mime) {
@@ -236,6 +237,20 @@ class PartsReader {
       block.source.media_type = mime;
     }
     block.name = std::string(optional_string(part, "filename", path).value_or(""));
+    // A text file attached from the workspace carries its text inline
+    // (`source.text.value`): that text is the document, whatever the URL says.
+    if (mime.substr(0, 5) == "text/") {
+      if (const JsonValue* source = find_member(part, "source"); source != nullptr && source->IsObject()) {
+        if (const JsonValue* text = find_member(*source, "text"); text != nullptr && text->IsObject()) {
+          if (auto value = string_member(*text, "value")) {
+            block.type = BlockType::document;
+            block.source.type = MediaSource::Type::text;
+            block.source.media_type = "text/plain";
+            block.source.data = std::string(*value);
+          }
+        }
+      }
+    }
   }
 
   void decode_tool(const JsonValue& part, const std::string& path, Block& use,
@@ -908,6 +923,26 @@ class OpenCodeEncoder final : public EncoderBase {
 }  // namespace
 
 int sniff_opencode(const JsonValue& record) { return sniff_record(record); }
+
+void opencode_unmodelled(const Message& message,
+                         const std::function<void(std::string_view)>& unheld) {
+  if (message.json == nullptr || !message.json->IsObject()) {
+    return;
+  }
+  const JsonValue* parts = find_member(*message.json, "parts");
+  if (parts == nullptr || !parts->IsArray()) {
+    return;
+  }
+  for (const JsonValue& part : parts->GetArray()) {
+    if (!part.IsObject()) {
+      continue;
+    }
+    auto type = string_member(part, "type");
+    if (type && is_bookkeeping_part(*type)) {
+      unheld(fmt::format("{} parts", *type));
+    }
+  }
+}
 
 std::unique_ptr<Decoder> make_opencode_decoder() { return std::make_unique<OpenCodeDecoder>(); }
 

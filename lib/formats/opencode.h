@@ -33,5 +33,9 @@ namespace convo {
 int sniff_opencode(const JsonValue& record);
 std::unique_ptr<Decoder> make_opencode_decoder();
 std::unique_ptr<Encoder> make_opencode_encoder(LossReport& loss);
+// What a message with its parts carries that convo does not model: its step-start,
+// step-finish, snapshot and patch parts, counted by type.
+void opencode_unmodelled(const Message& message,
+                         const std::function<void(std::string_view)>& unheld);
 
 }  // namespace convo

@@ -139,7 +139,16 @@ void decode_content(const JsonValue& record, const std::shared_ptr<const Source>
       out.blocks.push_back(std::move(block));
     }
   }
-  if (text != nullptr && text->GetStringLength() > 0) {
+  // Synaptic fills `content` with the text of the text blocks too: the same text
+  // is not a second block.
+  std::string listed_text;
+  for (const Block& block : decoded) {
+    if (block.type == BlockType::text) {
+      listed_text += block.text;
+    }
+  }
+  bool repeated = text != nullptr && !listed_text.empty() && view_of(*text) == listed_text;
+  if (text != nullptr && text->GetStringLength() > 0 && !repeated) {
     Block block = Block::make_text(std::string(view_of(*text)));
     block.json = text;
     block.json_owner = owner;
@@ -316,6 +325,14 @@ class SynapticEncoder final : public EncoderBase {
         text += block->text;
       } else if (writable(m, *block)) {
         others.push_back(block);
+      }
+    }
+    if (text.empty()) {
+      // The text is all in content_blocks: `content` repeats it, as Synaptic writes.
+      for (const Block* block : others) {
+        if (block->type == BlockType::text) {
+          text += block->text;
+        }
       }
     }
     object.set_string("content", text);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
 #include "error.h"
 
@@ -22,7 +23,51 @@ bool ends_with(const std::string& s, std::string_view suffix) {
   throw Error(fmt::format("{}: cannot read directory: {}", where.string(), error.message()));
 }
 
-void walk(const fs::path& directory, std::vector<std::string>& found) {
+// Entries with a transcript's name that are not read, and why: said (in path order,
+// like the files), never skipped silently.
+using Unreadable = std::vector<std::pair<std::string, std::string>>;
+
+void report_unreadable(Unreadable& entries, Diagnostics* diagnostics) {
+  std::sort(entries.begin(), entries.end());
+  for (const auto& [path, why] : entries) {
+    std::string what = fmt::format("left out: {}", why);
+    if (diagnostics == nullptr) {
+      throw Error(fmt::format("{}: {}", path, what));
+    }
+    diagnostics->warning(Location{std::make_shared<const std::string>(path)}, what);
+  }
+}
+
+// Why `entry` (named like a transcript) cannot be read as a file, or "" when it can.
+std::string not_a_file(const fs::directory_entry& entry) {
+  std::error_code error;
+  fs::file_status status = fs::status(entry.path(), error);
+  if (error) {
+    if (entry.is_symlink()) {
+      return error == std::errc::too_many_symbolic_link_levels
+                 ? "a symbolic link loop"
+                 : fmt::format("a symbolic link that leads nowhere ({})", error.message());
+    }
+    return error.message();
+  }
+  switch (status.type()) {
+    case fs::file_type::regular:
+      return "";
+    case fs::file_type::directory:
+      return entry.is_symlink() ? "" : "a directory";
+    case fs::file_type::fifo:
+      return "a FIFO (named pipe), not a file";
+    case fs::file_type::socket:
+      return "a socket, not a file";
+    case fs::file_type::block:
+    case fs::file_type::character:
+      return "a device, not a file";
+    default:
+      return "not a regular file";
+  }
+}
+
+void walk(const fs::path& directory, std::vector<std::string>& found, Unreadable& unreadable) {
   std::error_code error;
   fs::directory_iterator it(directory, error);
   if (error) {
@@ -38,17 +83,22 @@ void walk(const fs::path& directory, std::vector<std::string>& found) {
       continue;
     }
     std::error_code status_error;
-    if (entry.is_symlink(status_error)) {
-      // A link is read when it leads to a file, never walked into.
-      if (is_transcript_file_name(name) && entry.is_regular_file(status_error)) {
-        found.push_back(entry.path().string());
-      }
+    bool link = entry.is_symlink(status_error);
+    if (!link && entry.is_directory(status_error)) {
+      walk(entry.path(), found, unreadable);
       continue;
     }
-    if (entry.is_directory(status_error)) {
-      walk(entry.path(), found);
-    } else if (is_transcript_file_name(name) && entry.is_regular_file(status_error)) {
-      found.push_back(entry.path().string());
+    if (!is_transcript_file_name(name)) {
+      continue;
+    }
+    // A link is read when it leads to a file, never walked into.
+    std::string why = not_a_file(entry);
+    if (why.empty()) {
+      if (!fs::is_directory(entry.path(), status_error)) {
+        found.push_back(entry.path().string());
+      }
+    } else {
+      unreadable.emplace_back(entry.path().string(), std::move(why));
     }
   }
 }
@@ -60,7 +110,8 @@ bool is_transcript_file_name(const std::string& name) {
          ends_with(name, ".jsonl.zst");
 }
 
-std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs) {
+std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs,
+                                       Diagnostics* diagnostics) {
   std::vector<std::string> out;
   out.reserve(inputs.size());
   for (const std::string& input : inputs) {
@@ -70,7 +121,9 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs) {
       continue;
     }
     std::vector<std::string> found;
-    walk(fs::path(input), found);
+    Unreadable unreadable;
+    walk(fs::path(input), found, unreadable);
+    report_unreadable(unreadable, diagnostics);
     if (found.empty()) {
       throw Error(fmt::format("{}: no *.jsonl, *.jsonl.gz or *.jsonl.zst file in this directory",
                               input));

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "diagnostics.h"
+
 namespace convo {
 
 // True for the names a directory walk picks up: `*.jsonl`, `*.jsonl.gz`, `*.jsonl.zst`.
@@ -18,6 +20,10 @@ bool is_transcript_file_name(const std::string& name);
 // not followed (no cycles, no leaving the tree); links to files are read. Throws
 // convo::Error (ExitCode::input) for a directory that cannot be read or holds no
 // transcript file. Paths that do not exist are kept, so that opening them reports it.
-std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs);
+// An entry with a transcript's name that cannot be read as a file (a dangling link, a
+// link loop, a FIFO or socket) is left out with a warning to `diagnostics`; without
+// `diagnostics`, it is an error.
+std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs,
+                                       Diagnostics* diagnostics = nullptr);
 
 }  // namespace convo

@@ -681,6 +681,17 @@ class LangChainChunks {
     for (const auto& member : chunk.GetObject()) {
       std::string_view key = view_of(member.name);
       const JsonValue& value = member.value;
+      if (key == "tool_calls" && value.IsArray()) {
+        // Whole calls: what the message has when no chunk carries fragments
+        // (LangChain's AIMessageChunk.__add__ concatenates them then).
+        if (!m_whole_calls.IsArray()) {
+          m_whole_calls.SetArray();
+        }
+        for (const JsonValue& call : value.GetArray()) {
+          m_whole_calls.PushBack(JsonValue(call, alloc), alloc);
+        }
+        continue;
+      }
       if (key == "type" || key == "id" || key == "tool_calls" || key == "invalid_tool_calls" ||
           value.IsNull()) {
         continue;  // the calls are parsed again from the joined chunks
@@ -753,6 +764,11 @@ class LangChainChunks {
         }
       }
     }
+    if ((!m_calls.IsArray() || m_calls.Empty()) && m_whole_calls.IsArray()) {
+      for (const JsonValue& call : m_whole_calls.GetArray()) {
+        calls.PushBack(JsonValue(call, alloc), alloc);
+      }
+    }
     set_member(data, "tool_calls", std::move(calls), alloc);
     set_member(data, "invalid_tool_calls", std::move(invalid), alloc);
     set_member(data, "usage_metadata", m_usage.IsObject() ? JsonValue(m_usage, alloc) : JsonValue(), alloc);
@@ -798,6 +814,7 @@ class LangChainChunks {
   bool m_has_text = false;
   JsonValue m_content;  // a list, once any chunk gave one
   JsonValue m_calls;    // tool_call_chunks, joined by index
+  JsonValue m_whole_calls;  // tool_calls of chunks, in order (used when no fragments)
   JsonValue m_usage;
 };
 
@@ -1094,7 +1111,7 @@ AssembleStats assemble(const AssembleOptions& options, Output& out, Diagnostics&
   // As every subcommand reads: compressed streams decompressed, a directory as
   // the transcript files below it.
   std::vector<std::string> inputs =
-      options.inputs.empty() ? std::vector<std::string>{"-"} : expand_inputs(options.inputs);
+      options.inputs.empty() ? std::vector<std::string>{"-"} : expand_inputs(options.inputs, &diagnostics);
   if (options.progress != nullptr) {
     count_inputs(inputs, *options.progress);
   }

@@ -10,6 +10,7 @@
 #include "formats/openai.h"
 #include "io/output.h"
 #include "stages/normalize_for_api.h"
+#include "utf8.h"
 
 namespace convo {
 
@@ -22,6 +23,8 @@ constexpr CheckRule k_rules[] = {
     {"malformed-line", "a line that is not JSON, or not a record of its format"},
     {"duplicate-uuid", "a record reuses the uuid of an earlier one"},
     {"dangling-parent", "a parentUuid names no record of the conversation"},
+    {"parent-cycle", "a record that is its own parent or ancestor"},
+    {"invalid-utf8", "message text that is not valid UTF-8"},
     {"unknown-role", "a message role the API does not have"},
     {"empty-content", "a message with no content (the final assistant message may have none)"},
     {"empty-text", "a text block with empty text", true, false},
@@ -375,7 +378,9 @@ class Checker {
             fmt::format("tool_use id {} is already used (at line {})", b.id, it->second));
         continue;
       }
-      if (answered.count(b.id) == 0) {
+      // A response body ends in the calls its request is to answer: nothing to miss.
+      bool response_end = i + 1 == view.size() && is_response(m.message);
+      if (answered.count(b.id) == 0 && !response_end) {
         add(where, "tool-result-missing",
             anthropic() ? fmt::format("tool_use {} ({}) has no tool_result in the next message",
                                       b.id, b.name)
@@ -468,16 +473,104 @@ void InputCheck::conversation(std::vector<Message> records) {
                     fmt::format("uuid {} is used again (first at line {})", e.uuid, it->second)});
       }
     }
-    if (!e.parent_uuid.empty()) {
-      m_links.push_back(Link{e.parent_uuid, record.where});
+    if (!e.parent_uuid.empty() || !e.uuid.empty()) {
+      // Roots too: with a uuid used twice, the first record's parent is the one.
+      m_links.push_back(Link{e.uuid, e.parent_uuid, record.where});
+    }
+    invalid_utf8(record);
+  }
+  CheckOptions options = m_options;
+  if (options.by_format) {
+    auto first = std::find_if(records.begin(), records.end(),
+                              [](const Message& m) { return m.kind != Kind::invalid; });
+    if (first != records.end()) {
+      options.target = follows_openai_api(first->origin) ? CheckTarget::openai
+                                                         : CheckTarget::anthropic;
     }
   }
-  Checker checker(m_options, m_problems);
+  Checker checker(options, m_problems);
   NormalizeOptions view_options;
   view_options.sidechains = true;  // a subagent's requests go to the API too
-  bool tool_messages = m_options.target == CheckTarget::openai;
+  bool tool_messages = options.target == CheckTarget::openai;
   for (const ApiConversation& view : api_view(std::move(records), view_options, tool_messages)) {
     checker.conversation(view);
+  }
+}
+
+void InputCheck::invalid_utf8(const Message& record) {
+  auto report = [&](const std::string& text, std::string_view what) {
+    if (auto bad = find_invalid_utf8(text)) {
+      m_problems.push_back(Problem{
+          record.where, "invalid-utf8",
+          fmt::format("{} is not valid UTF-8 (byte 0x{:02x} at offset {}), which the API rejects",
+                      what, static_cast<unsigned>(static_cast<unsigned char>(text[*bad])), *bad)});
+      return true;
+    }
+    return false;
+  };
+  if (record.content.is_string()) {
+    report(record.content.text, "the message text");
+  } else if (record.content.is_blocks()) {
+    for (const Block& block : record.content.blocks) {
+      if (report(block.text, fmt::format("the text of a {} block", block.type_name.empty()
+                                                                       ? std::string("text")
+                                                                       : block.type_name))) {
+        return;
+      }
+    }
+  }
+}
+
+void InputCheck::cycles() {
+  // uuid -> parent; a record's ancestors are followed until a root, a record
+  // already cleared, or a record seen on this walk (a cycle).
+  std::unordered_map<std::string_view, const Link*> parent_of;
+  for (const Link& link : m_links) {
+    if (!link.uuid.empty()) {
+      parent_of.emplace(link.uuid, &link);
+    }
+  }
+  std::unordered_map<std::string_view, int> state;  // 1: on the current walk, 2: cleared
+  for (const Link& start : m_links) {
+    if (start.uuid.empty() || state[start.uuid] == 2) {
+      continue;
+    }
+    if (start.uuid == start.parent && parent_of[start.uuid] == &start) {
+      m_problems.push_back(Problem{start.where, "parent-cycle",
+                                   fmt::format("record {} names itself as its parent", start.uuid)});
+      state[start.uuid] = 2;
+      continue;
+    }
+    std::vector<std::string_view> walk;
+    std::string_view at = start.uuid;
+    for (;;) {
+      int& s = state[at];
+      if (s == 2) {
+        break;
+      }
+      if (s == 1) {
+        // `at` is on this walk: the walk from there on is a cycle.
+        auto first = std::find(walk.begin(), walk.end(), at);
+        std::size_t length = static_cast<std::size_t>(walk.end() - first);
+        if (length > 1) {
+          const Link* link = parent_of[at];
+          m_problems.push_back(Problem{
+              link->where, "parent-cycle",
+              fmt::format("record {} is its own ancestor ({} records in the cycle)", at, length)});
+        }
+        break;
+      }
+      s = 1;
+      walk.push_back(at);
+      auto next = parent_of.find(at);
+      if (next == parent_of.end() || next->second->parent.empty()) {
+        break;
+      }
+      at = next->second->parent;
+    }
+    for (std::string_view uuid : walk) {
+      state[uuid] = 2;
+    }
   }
 }
 
@@ -486,8 +579,9 @@ std::vector<Problem> InputCheck::finish() {
   if (m_uuids.empty()) {
     m_links.clear();
   }
+  cycles();
   for (const Link& link : m_links) {
-    if (m_uuids.count(link.parent) == 0) {
+    if (!link.parent.empty() && m_uuids.count(link.parent) == 0) {
       m_problems.push_back(
           Problem{link.where, "dangling-parent",
                   fmt::format("parentUuid {} names no record of this file", link.parent)});

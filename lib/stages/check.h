@@ -27,6 +27,9 @@ enum class CheckTarget : std::uint8_t { anthropic, openai };
 
 struct CheckOptions {
   CheckTarget target = CheckTarget::anthropic;
+  // Each conversation by the rules of the API its format feeds (openai files by
+  // OpenAI's, see `follows_openai_api`), `target` only where the format does not say.
+  bool by_format = false;
 };
 
 // A rule: its stable name (as reports print it) and which targets it applies to.
@@ -61,9 +64,15 @@ class InputCheck {
 
  private:
   struct Link {
+    std::string uuid;  // of the record that links (may be empty)
     std::string parent;
     Location where;
   };
+  // Message text that is not valid UTF-8 (normalize-for-api refuses to write it).
+  void invalid_utf8(const Message& record);
+  // parentUuid links that lead back to their own record.
+  void cycles();
+
   CheckOptions m_options;
   std::vector<Problem> m_problems;
   std::unordered_map<std::string, std::uint64_t> m_uuids;  // uuid -> line of its record

@@ -12,7 +12,7 @@ namespace {
 // `tool_calls`). Their decoders fold the calls into the content as tool_use blocks
 // after the text, which they turn into a text block of its own; that text is still
 // the message's string content in LangChain's terms.
-bool calls_apart(Format format) { return format == Format::openai; }
+bool calls_apart(Format format) { return keeps_calls_apart(format); }
 
 // A text block that a decoder or this stage made from string content (it has no
 // JSON of its own).

@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+#include <tuple>
+#include <utility>
 #include <functional>
 #include <optional>
 
@@ -118,6 +122,31 @@ std::optional<Message> cut(const Message& message, Side side, std::int64_t room,
 
 // What trim keeps: units [from, to), the system unit before them, and in unit
 // `cut_unit` its one message replaced by `cut_message`.
+// Where `"parentUuid": "<parent>"` is in a record's bytes (whatever the spacing
+// around the colon), and its length; npos when it is not there as such.
+std::pair<std::size_t, std::size_t> find_parent_link(const std::string& raw,
+                                                     const std::string& parent) {
+  constexpr std::string_view k_key = "\"parentUuid\"";
+  for (std::size_t at = raw.find(k_key); at != std::string::npos; at = raw.find(k_key, at + 1)) {
+    std::size_t p = at + k_key.size();
+    while (p < raw.size() && (raw[p] == ' ' || raw[p] == '\t')) {
+      ++p;
+    }
+    if (p >= raw.size() || raw[p] != ':') {
+      continue;
+    }
+    ++p;
+    while (p < raw.size() && (raw[p] == ' ' || raw[p] == '\t')) {
+      ++p;
+    }
+    std::string value = fmt::format("\"{}\"", parent);
+    if (raw.compare(p, value.size(), value) == 0) {
+      return {at, p + value.size() - at};
+    }
+  }
+  return {std::string::npos, 0};
+}
+
 struct Window {
   bool system = false;  // unit 0 is the system message, kept apart
   std::size_t from = 0;
@@ -214,22 +243,76 @@ class Trimmer {
   }
 
   std::vector<Message> take(std::vector<Message>& conversation, Window& w) const {
-    std::vector<Message> out;
-    auto take_unit = [&](std::size_t u) {
-      for (std::size_t i = m_units[u].begin; i < m_units[u].end; ++i) {
-        if (w.cut_unit == u && i == m_units[u].first_turn) {
-          out.push_back(std::move(*w.cut_message));
-        } else {
-          out.push_back(std::move(conversation[i]));
+    // A kept record whose parent is dropped (Claude Code's parentUuid chain) is
+    // linked to its nearest kept ancestor, or made a root: the result reads as a
+    // conversation on its own, and `check` finds no dangling parent in it.
+    // Copies, not views: the messages move out as they are taken.
+    std::unordered_set<std::string> kept;
+    auto each_kept = [&](auto fn) {
+      if (w.system) {
+        for (std::size_t i = m_units[0].begin; i < m_units[0].end; ++i) {
+          fn(0, i);
+        }
+      }
+      for (std::size_t u = w.from; u < w.to; ++u) {
+        for (std::size_t i = m_units[u].begin; i < m_units[u].end; ++i) {
+          fn(u, i);
         }
       }
     };
-    if (w.system) {
-      take_unit(0);
+    each_kept([&](std::size_t, std::size_t i) {
+      if (!conversation[i].envelope.uuid.empty()) {
+        kept.insert(conversation[i].envelope.uuid);
+      }
+    });
+    std::unordered_map<std::string, std::string> parent_of;
+    if (!kept.empty()) {
+      for (const Message& m : conversation) {
+        if (!m.envelope.uuid.empty()) {
+          parent_of.emplace(m.envelope.uuid, m.envelope.parent_uuid);
+        }
+      }
     }
-    for (std::size_t u = w.from; u < w.to; ++u) {
-      take_unit(u);
-    }
+    // The nearest kept ancestor of a record whose parent is `parent`, or "".
+    auto kept_ancestor = [&](std::string parent) -> std::string {
+      std::size_t steps = 0;
+      while (!parent.empty() && kept.count(parent) == 0 && steps++ < parent_of.size()) {
+        auto up = parent_of.find(parent);
+        parent = up == parent_of.end() ? std::string() : up->second;
+      }
+      return kept.count(parent) != 0 ? parent : std::string();
+    };
+    std::vector<Message> out;
+    each_kept([&](std::size_t u, std::size_t i) {
+      const std::string parent = conversation[i].envelope.parent_uuid;
+      bool orphan = !kept.empty() && !parent.empty() && kept.count(parent) == 0;
+      bool cut = w.cut_unit == u && i == m_units[u].first_turn;
+      // The link is patched in the record's bytes, which stay otherwise as they
+      // were (and count as they did); a record written otherwise is re-encoded.
+      std::size_t at = std::string::npos;
+      std::size_t link_size = 0;
+      if (orphan && !cut) {
+        std::tie(at, link_size) = find_parent_link(conversation[i].raw, parent);
+      }
+      if (cut) {
+        out.push_back(std::move(*w.cut_message));
+      } else if (orphan && at == std::string::npos) {
+        out.push_back(m_restore(conversation[i], i));  // whole again, to be re-encoded
+        out.back().modified = true;
+      } else {
+        out.push_back(std::move(conversation[i]));
+      }
+      if (orphan) {
+        Message& m = out.back();
+        m.envelope.parent_uuid = kept_ancestor(parent);
+        if (at != std::string::npos) {
+          m.raw.replace(at, link_size,
+                        m.envelope.parent_uuid.empty()
+                            ? std::string("\"parentUuid\":null")
+                            : fmt::format("\"parentUuid\":\"{}\"", m.envelope.parent_uuid));
+        }
+      }
+    });
     return out;
   }
 
@@ -427,7 +510,12 @@ class TrimStage final : public StreamStage {
     Restore restore = [&released](const Message& message, std::size_t index) {
       return released[index] ? decode_again(message) : message;
     };
-    return trim_counted(std::move(conversation), counts, m_options, *m_counter, restore);
+    std::vector<Message> out =
+        trim_counted(std::move(conversation), counts, m_options, *m_counter, restore);
+    if (out.empty() && n > 0 && m_options.emptied) {
+      m_options.emptied->fetch_add(1, std::memory_order_relaxed);
+    }
+    return out;
   }
 
   TrimOptions m_options;

@@ -5,6 +5,7 @@
 // dropped together (lib/tool_links.h computes these units). Linear in the input.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -44,6 +45,9 @@ struct TrimOptions {
   TypeSet start_on;  // drop the oldest kept units until one starts with one of these (last only)
   TypeSet end_on;    // drop the newest kept units until one ends with one of these
   TextSplitter text_splitter = TextSplitter::newline;
+  // When set, counts the conversations of which nothing was kept (the stages of
+  // several inputs may count at once), for the caller to warn about.
+  std::shared_ptr<std::atomic<std::uint64_t>> emptied;
 };
 
 // The names of the splitters as on the command line: newline, space, char.

@@ -1,0 +1,213 @@
+#include "formats/foreign.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <string>
+
+namespace convo {
+
+namespace {
+
+template <std::size_t N>
+bool one_of(std::string_view value, const std::array<std::string_view, N>& set) {
+  return std::find(set.begin(), set.end(), value) != set.end();
+}
+
+bool has(const JsonValue& object, std::string_view key) {
+  return find_member(object, key) != nullptr;
+}
+
+bool array_has(const JsonValue& object, std::string_view key) {
+  const JsonValue* value = find_member(object, key);
+  return value != nullptr && value->IsArray();
+}
+
+// Codex CLI rollout lines: {"timestamp","type","payload"}.
+constexpr std::array<std::string_view, 5> k_codex_types = {
+    "session_meta", "response_item", "event_msg", "turn_context", "compacted"};
+
+// Anthropic Messages stream events, as `data:` lines or one per line.
+constexpr std::array<std::string_view, 7> k_anthropic_events = {
+    "message_start", "content_block_start", "content_block_delta", "content_block_stop",
+    "message_delta", "message_stop",        "ping"};
+
+// Vercel AI SDK UI message stream chunks.
+constexpr std::array<std::string_view, 19> k_ai_sdk_chunks = {
+    "start",           "start-step",      "finish-step",          "finish",
+    "text-start",      "text-delta",      "text-end",             "reasoning-start",
+    "reasoning-delta", "reasoning-end",   "tool-input-start",     "tool-input-delta",
+    "tool-input-available", "tool-output-available", "tool-input-error", "tool-output-error",
+    "message-metadata", "source-url",     "abort"};
+
+// OpenAI Responses items other than messages.
+constexpr std::array<std::string_view, 22> k_responses_items = {
+    "function_call",         "function_call_output",   "reasoning",
+    "web_search_call",       "file_search_call",       "computer_call",
+    "computer_call_output",  "image_generation_call",  "code_interpreter_call",
+    "local_shell_call",      "local_shell_call_output", "mcp_call",
+    "mcp_list_tools",        "mcp_approval_request",   "mcp_approval_response",
+    "custom_tool_call",      "custom_tool_call_output", "item_reference",
+    "tool_search_call",      "tool_search_output",     "shell_call",
+    "shell_call_output"};
+
+// Content part types only the Responses API uses.
+constexpr std::array<std::string_view, 5> k_responses_parts = {
+    "input_text", "output_text", "input_image", "input_file", "summary_text"};
+
+// Vercel AI SDK ModelMessage part types no chat format shares.
+constexpr std::array<std::string_view, 4> k_ai_sdk_parts = {"tool-call", "tool-result", "reasoning",
+                                                            "tool-approval-request"};
+
+// Content block types, found as records of their own (no role around them).
+constexpr std::array<std::string_view, 12> k_block_types = {
+    "text",     "image",          "tool_use", "tool_result", "thinking",   "redacted_thinking",
+    "document", "server_tool_use", "image_url", "input_text", "output_text", "refusal"};
+
+// The content parts of a `content` or `parts` list, as far as the first few tell.
+template <typename Pred>
+bool any_part(const JsonValue& object, std::string_view key, Pred pred) {
+  const JsonValue* list = find_member(object, key);
+  if (list == nullptr || !list->IsArray()) {
+    return false;
+  }
+  rapidjson::SizeType n = std::min<rapidjson::SizeType>(list->Size(), 16);
+  for (rapidjson::SizeType i = 0; i < n; ++i) {
+    if ((*list)[i].IsObject() && pred((*list)[i])) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool part_of_type(const JsonValue& part, auto set) {
+  auto type = string_member(part, "type");
+  return type && one_of(*type, set);
+}
+
+bool gemini_response(const JsonValue& value) {
+  if (value.IsObject()) {
+    return array_has(value, "candidates");
+  }
+  if (value.IsArray() && !value.Empty()) {
+    return value[0].IsObject() && array_has(value[0], "candidates");
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<std::string_view> looks_foreign(const JsonValue& record) {
+  if (record.IsArray()) {
+    // A document holding a list of records: the first tells.
+    return record.Empty() ? std::nullopt : looks_foreign(record[0]);
+  }
+  if (!record.IsObject()) {
+    return std::nullopt;
+  }
+  auto type = string_member(record, "type");
+  auto role = string_member(record, "role");
+
+  if (type && one_of(*type, k_codex_types) && has(record, "payload")) {
+    return "a Codex CLI rollout (timestamp/type/payload)";
+  }
+  if (const JsonValue* error = find_member(record, "error");
+      error != nullptr && error->IsObject() && !role && !has(record, "message") &&
+      !has(record, "messages") && !has(record, "choices") && !has(record, "uuid") &&
+      (!type || *type == "error")) {
+    return "an API error body (error)";
+  }
+  if (type && one_of(*type, k_anthropic_events)) {
+    return "an Anthropic Messages stream (message_start, content_block_delta events), "
+           "which convo assemble reads";
+  }
+  if (auto object = string_member(record, "object"); object && *object == "chat.completion.chunk") {
+    return "an OpenAI chat completion stream (chunks), which convo assemble reads";
+  }
+  if (type && type->substr(0, 9) == "response.") {
+    return "an OpenAI Responses stream (response.* events)";
+  }
+  if (type && !role && one_of(*type, k_ai_sdk_chunks)) {
+    return "a Vercel AI SDK UI message stream (start, text-delta chunks)";
+  }
+
+  // Gemini.
+  if (array_has(record, "contents")) {
+    return "a Gemini request (contents)";
+  }
+  if (gemini_response(record)) {
+    return "a Gemini response (candidates)";
+  }
+  if (has(record, "method")) {
+    if (const JsonValue* response = find_member(record, "response");
+        response != nullptr && gemini_response(*response)) {
+      return "recorded Gemini responses (method/response)";
+    }
+  }
+  if (has(record, "sessionId") && has(record, "projectHash") && array_has(record, "messages")) {
+    return "a Gemini CLI session (sessionId/projectHash/messages)";
+  }
+  if (role && array_has(record, "parts") && !has(record, "content")) {
+    bool typed = any_part(record, "parts", [](const JsonValue& p) { return has(p, "type"); });
+    if (typed) {
+      return "Vercel AI SDK UI messages (id/role/parts)";
+    }
+    return "Gemini contents (role/parts)";
+  }
+
+  // OpenAI Responses.
+  if (auto object = string_member(record, "object"); object && *object == "response") {
+    return "an OpenAI Responses response (output)";
+  }
+  if (has(record, "input") && has(record, "model") && !has(record, "messages")) {
+    return "an OpenAI Responses request (input)";
+  }
+  if (type && one_of(*type, k_responses_items)) {
+    return "OpenAI Responses items (type/call_id)";
+  }
+  if (type && *type == "message" && role && !has(record, "stop_reason") && !has(record, "model")) {
+    return "OpenAI Responses items (type \"message\")";
+  }
+  if (role && any_part(record, "content", [](const JsonValue& p) {
+        return part_of_type(p, k_responses_parts);
+      })) {
+    return "OpenAI Responses input (input_text/output_text parts)";
+  }
+
+  // Vercel AI SDK ModelMessage.
+  if (role && any_part(record, "content", [](const JsonValue& p) {
+        return part_of_type(p, k_ai_sdk_parts) || has(p, "toolCallId");
+      })) {
+    return "Vercel AI SDK model messages (tool-call/tool-result parts)";
+  }
+
+  // A content block on its own.
+  if (type && !role && one_of(*type, k_block_types) && !has(record, "message") &&
+      !has(record, "content") && !has(record, "data") && !has(record, "messageID")) {
+    return "bare content blocks (type/text), not messages";
+  }
+  return std::nullopt;
+}
+
+std::string describe_unclaimed(const JsonValue& record) {
+  if (!record.IsObject()) {
+    return fmt::format("a JSON {}", json_type_name(record));
+  }
+  if (record.MemberCount() == 0) {
+    return "an empty object";
+  }
+  std::string keys;
+  std::size_t shown = 0;
+  for (const auto& member : record.GetObject()) {
+    if (shown == 4) {
+      keys += ", ...";
+      break;
+    }
+    keys += fmt::format("{}\"{}\"", shown == 0 ? "" : ", ", view_of(member.name));
+    ++shown;
+  }
+  return fmt::format("an object with keys {}", keys);
+}
+
+}  // namespace convo
