@@ -40,6 +40,22 @@ CLI::Validator rule_names() {
       "RULE,...");
 }
 
+ReportFormat report_format(const std::string& name) {
+  if (name == "json") {
+    return ReportFormat::json;
+  }
+  if (name == "github") {
+    return ReportFormat::github;
+  }
+  if (name == "sarif") {
+    return ReportFormat::sarif;
+  }
+  if (name == "junit") {
+    return ReportFormat::junit;
+  }
+  return ReportFormat::text;
+}
+
 constexpr const char* k_check_help =
     R"(Check conversations against an API's rules and the files' own integrity.
 
@@ -49,7 +65,9 @@ Examples:
   convo normalize-for-api session.jsonl | convo check
 
 Reports every problem as FILE:LINE: SEVERITY: RULE: MESSAGE (or a JSON object
-per line with --format json), then a summary on stderr ("12 problems (10 errors,
+per line with --format json; for CI systems, GitHub annotations with --format
+github, one SARIF 2.1.0 log with --format sarif, one JUnit XML report with
+--format junit), then a summary on stderr ("12 problems (10 errors,
 2 warnings) in 3 of 40 files"), and exits 1 when there are any, 0 when there
 are none, 3 when an input cannot be read. duplicate-uuid and dangling-parent are
 warnings (the file's own bookkeeping, which no API sees), every other rule an
@@ -70,9 +88,10 @@ void add_check(CLI::App& app, Runner& run) {
       ->capture_default_str()
       ->check(one_of({"anthropic", "openai"}, "--for value"));
   sub->add_option("--format", args->format,
-                  "Report format: text (FILE:LINE: SEVERITY: RULE: MESSAGE) or json (one object per line)")
+                  "Report format: text (FILE:LINE: SEVERITY: RULE: MESSAGE), json (one object per "
+                  "line), github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML)")
       ->capture_default_str()
-      ->check(one_of({"text", "json"}, "--format value"));
+      ->check(one_of({"text", "json", "github", "sarif", "junit"}, "--format value"));
   sub->add_option("--select", args->select, "Report only these rules (comma-separated)")
       ->delimiter(',')
       ->allow_extra_args(false)
@@ -90,7 +109,7 @@ void add_check(CLI::App& app, Runner& run) {
       ReportOptions options;
       options.check.target =
           args->target == "openai" ? CheckTarget::openai : CheckTarget::anthropic;
-      options.format = args->format == "json" ? ReportFormat::json : ReportFormat::text;
+      options.format = report_format(args->format);
       options.select = args->select;
       options.ignore = args->ignore;
       options.quiet = args->input.quiet;
@@ -107,6 +126,11 @@ void add_check(CLI::App& app, Runner& run) {
         run_stream(
             stream, [grouping] { return make_check_stage(grouping); },
             check_report_sink(options, tally), out, quiet);
+        // SARIF and JUnit are one document for the whole run, written at its end.
+        std::string whole = whole_run_report(options.format, *tally, CONVO_VERSION);
+        if (!whole.empty() && !args->input.quiet) {
+          out.write_line(whole);
+        }
         return static_cast<int>(tally->problems() > 0 ? ExitCode::problems : ExitCode::ok);
       });
       // The summary, for a CI log: on stderr, so that the report stays parseable.
