@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include "common.h"
+#include "secrets_flags.h"
 #include "stages/check_report.h"
+#include "stages/secrets_check.h"
 
 namespace convo::cli {
 
@@ -19,6 +21,8 @@ struct CheckArgs {
   std::string format = "text";
   std::vector<std::string> select;
   std::vector<std::string> ignore;
+  bool secrets = false;
+  SecretsArgs secrets_args;
 };
 
 // A check that each of a comma-separated list is a rule's name, with a hint for a
@@ -102,10 +106,22 @@ void add_check(CLI::App& app, Runner& run) {
       ->allow_extra_args(false)
       ->option_text("RULE,...")
       ->check(rule_names());
+  sub->add_flag("--secrets", args->secrets,
+                "Also report credentials in every decoded string (the secret-* rules)");
+  add_secrets_flags(*sub, args->secrets_args);
   add_conversation_flags(*sub, args->conversation);
   add_input_flags(*sub, args->input);
   sub->callback([args, &run] {
-    run = [args] {
+    // --secrets, or a secret-* rule named in --select, or patterns of one's own.
+    bool secrets = args->secrets || !args->secrets_args.patterns.empty() ||
+                   !args->secrets_args.file.empty() ||
+                   std::any_of(args->select.begin(), args->select.end(),
+                               [](const std::string& rule) { return is_secret_rule(rule); });
+    std::shared_ptr<const SecretScanner> scanner;
+    if (secrets) {
+      scanner = make_scanner(args->secrets_args);
+    }
+    run = [args, scanner] {
       ReportOptions options;
       options.check.target =
           args->target == "openai" ? CheckTarget::openai : CheckTarget::anthropic;
@@ -124,7 +140,13 @@ void add_check(CLI::App& app, Runner& run) {
         // The report says all there is to say about bad records.
         NullDiagnostics quiet;
         run_stream(
-            stream, [grouping] { return make_check_stage(grouping); },
+            stream,
+            [grouping, scanner]() -> std::unique_ptr<StreamStage> {
+              if (scanner) {
+                return make_secrets_stage(make_check_stage(grouping), scanner);
+              }
+              return make_check_stage(grouping);
+            },
             check_report_sink(options, tally), out, quiet);
         // SARIF and JUnit are one document for the whole run, written at its end.
         std::string whole = whole_run_report(options.format, *tally, CONVO_VERSION);
