@@ -149,7 +149,7 @@ std::array<bool, 65536> make_starts() {
   auto add = [&table](char a, char b) {
     table[static_cast<unsigned char>(a) << 8 | static_cast<unsigned char>(b)] = true;
   };
-  for (const char* pair : {"sk", "rk", "AK", "AS", "AI", "gh", "gl", "xo", "--", "ey"}) {
+  for (const char* pair : {"sk", "rk", "AK", "AS", "AI", "gh", "gi", "gl", "xo", "--", "ey"}) {
     add(pair[0], pair[1]);
   }
   // The assignments' keywords, in any case: pa(ssword), to(ken), se(cret), ap(i_key).
