@@ -22,6 +22,9 @@ struct CheckArgs {
   std::vector<std::string> select;
   std::vector<std::string> ignore;
   bool secrets = false;
+  std::uint64_t max_tokens = 0;
+  std::vector<std::string> forbid_tools;
+  std::uint64_t max_tool_errors = 0;
   SecretsArgs secrets_args;
 };
 
@@ -109,9 +112,21 @@ void add_check(CLI::App& app, Runner& run) {
   sub->add_flag("--secrets", args->secrets,
                 "Also report credentials in every decoded string (the secret-* rules)");
   add_secrets_flags(*sub, args->secrets_args);
+  sub->add_option("--max-tokens", args->max_tokens,
+                  "Report a conversation whose recorded usage (input, output, cache) passes N "
+                  "tokens (max-tokens)")
+      ->option_text("N");
+  sub->add_option("--forbid-tools", args->forbid_tools,
+                  "Report each call of these tools (comma-separated; forbidden-tool)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->option_text("NAME,...");
+  sub->add_option("--max-tool-errors", args->max_tool_errors,
+                  "Report a conversation with more than N failed tool results (max-tool-errors)")
+      ->option_text("N");
   add_conversation_flags(*sub, args->conversation);
   add_input_flags(*sub, args->input);
-  sub->callback([args, &run] {
+  sub->callback([args, sub, &run] {
     // --secrets, or a secret-* rule named in --select, or patterns of one's own.
     bool secrets = args->secrets || !args->secrets_args.patterns.empty() ||
                    !args->secrets_args.file.empty() ||
@@ -121,8 +136,17 @@ void add_check(CLI::App& app, Runner& run) {
     if (secrets) {
       scanner = make_scanner(args->secrets_args);
     }
-    run = [args, scanner] {
+    BudgetOptions budgets;
+    if (sub->count("--max-tokens") > 0) {
+      budgets.max_tokens = args->max_tokens;
+    }
+    if (sub->count("--max-tool-errors") > 0) {
+      budgets.max_tool_errors = args->max_tool_errors;
+    }
+    budgets.forbid_tools = args->forbid_tools;
+    run = [args, scanner, budgets] {
       ReportOptions options;
+      options.budgets = budgets;
       options.check.target =
           args->target == "openai" ? CheckTarget::openai : CheckTarget::anthropic;
       options.format = report_format(args->format);

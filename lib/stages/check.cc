@@ -37,6 +37,10 @@ constexpr CheckRule k_rules[] = {
     {"error-result-not-text", "an error tool result holding more than text", true, false},
     {"final-assistant-whitespace", "the final assistant message ends in whitespace", true, false},
     {"too-many-cache-breakpoints", "more than 4 blocks marked with cache_control", true, false},
+    // Budgets and policies (stages/budgets.h): on only when their flag is given.
+    {"max-tokens", "a conversation whose recorded usage passes --max-tokens"},
+    {"forbidden-tool", "a call of a tool --forbid-tools names"},
+    {"max-tool-errors", "more failed tool results in a conversation than --max-tool-errors"},
     // check --secrets (lib/secrets.h): on only when asked for.
     {"secret-anthropic-key", "an Anthropic API key"},
     {"secret-openai-key", "an OpenAI API key"},

@@ -37,6 +37,9 @@ class CheckReport final : public MessageSink, public ProblemSink {
       note_name(conversation.front());
     }
     check();
+    if (m_options.budgets.any()) {
+      check_budgets(conversation, m_options.budgets, m_extra);
+    }
     m_check.conversation(std::move(conversation));
   }
   void end_input() override {
@@ -103,6 +106,9 @@ class CheckReport final : public MessageSink, public ProblemSink {
     }
     std::vector<Message> conversation;
     conversation.swap(m_held);
+    if (m_options.budgets.any()) {
+      check_budgets(conversation, m_options.budgets, m_extra);
+    }
     m_check.conversation(std::move(conversation));
   }
 

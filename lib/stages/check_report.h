@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pipeline.h"
+#include "stages/budgets.h"
 #include "stages/check.h"
 #include "stages/check_formats.h"
 
@@ -29,6 +30,7 @@ std::string_view severity_name(Severity severity);
 
 struct ReportOptions {
   CheckOptions check;
+  BudgetOptions budgets;  // max-tokens, forbidden-tool, max-tool-errors
   ReportFormat format = ReportFormat::text;
   std::vector<std::string> select;  // the rules to report; empty: all
   std::vector<std::string> ignore;  // rules not to report, even when selected
