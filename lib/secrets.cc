@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 namespace convo {
@@ -144,10 +145,12 @@ std::string base64url_decode(std::string_view in) {
 
 // The first two bytes a built-in rule can start with: most positions of a string
 // are passed over after one table look-up.
-std::array<bool, 65536> make_starts() {
-  std::array<bool, 65536> table{};
+// A bit per pair: 8 KB, which stays in the L1 cache.
+std::array<std::uint64_t, 1024> make_starts() {
+  std::array<std::uint64_t, 1024> table{};
   auto add = [&table](char a, char b) {
-    table[static_cast<unsigned char>(a) << 8 | static_cast<unsigned char>(b)] = true;
+    unsigned pair = static_cast<unsigned char>(a) << 8 | static_cast<unsigned char>(b);
+    table[pair >> 6] |= std::uint64_t{1} << (pair & 63);
   };
   for (const char* pair : {"sk", "rk", "AK", "AS", "AI", "gh", "gi", "gl", "xo", "--", "ey"}) {
     add(pair[0], pair[1]);
@@ -163,11 +166,15 @@ std::array<bool, 65536> make_starts() {
   }
   return table;
 }
-const std::array<bool, 65536> k_starts = make_starts();
+const std::array<std::uint64_t, 1024> k_starts = make_starts();
 
 bool may_start(std::string_view text, std::size_t at) {
-  return at + 1 < text.size() && k_starts[static_cast<unsigned char>(text[at]) << 8 |
-                                          static_cast<unsigned char>(text[at + 1])];
+  if (at + 1 >= text.size()) {
+    return false;
+  }
+  unsigned pair =
+      static_cast<unsigned char>(text[at]) << 8 | static_cast<unsigned char>(text[at + 1]);
+  return (k_starts[pair >> 6] >> (pair & 63)) & 1;
 }
 
 SecretMatch match_at(std::string_view text, std::size_t at);
@@ -404,10 +411,19 @@ SecretScanner::SecretScanner(const SecretOptions& options) : m_known(options.kno
 
 std::vector<SecretMatch> SecretScanner::scan(std::string_view text) const {
   std::vector<SecretMatch> out;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  std::size_t last = text.size() > 0 ? text.size() - 1 : 0;
   for (std::size_t at = 0; at < text.size();) {
-    if (!may_start(text, at)) {
+    // The hot loop: a pair of bytes, a bit in the table.
+    while (at < last) {
+      unsigned pair = bytes[at] << 8 | bytes[at + 1];
+      if ((k_starts[pair >> 6] >> (pair & 63)) & 1) {
+        break;
+      }
       ++at;
-      continue;
+    }
+    if (at >= last) {
+      break;
     }
     SecretMatch m = match_at(text, at);
     if (m.length == 0) {
