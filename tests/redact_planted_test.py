@@ -6,7 +6,10 @@ arguments; some written with a \\uXXXX escape inside, some between \\n): check
 remains in any decoded string (nor in JSON held in a string). The copies are made
 here, at run time. Exit 77 (SKIPPED) without the corpus.
 
-    redact_planted_test.py CONVO_BINARY SOURCE_DIR
+    redact_planted_test.py CONVO_BINARY SOURCE_DIR [--keep DIR]
+
+--keep DIR leaves the planted copies in DIR (secretlint_test.py reads them), and
+their plants in DIR/plants.json.
 """
 import json
 import os
@@ -102,8 +105,11 @@ def strings(value):
             yield from strings(inner)
 
 
-with tempfile.TemporaryDirectory() as tmp:
+keep = sys.argv[4] if len(sys.argv) > 4 and sys.argv[3] == "--keep" else None
+with tempfile.TemporaryDirectory() as scratch:
+    tmp = keep or scratch
     total = 0
+    all_plants = {}
     for i, session in enumerate(SESSIONS):
         planted = []
         counter, escapes = [i], [0]
@@ -121,6 +127,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 planted += here
                 dst.write(escape_some(json.dumps(record), here, escapes) + "\n")
         assert planted, session
+        all_plants[os.path.basename(path)] = planted
         total += len(planted)
         rules = ",".join(sorted({r for r, _ in PLANTS}))
         found = subprocess.run([convo, "check", "--format", "json", "--select", rules, path],
@@ -142,3 +149,5 @@ with tempfile.TemporaryDirectory() as tmp:
         assert len(redacted.stdout.splitlines()) == len(open(path).read().splitlines())
         print(f"{session}: {len(planted)} plants found, none left after redact")
     print(f"{total} plants in {len(SESSIONS)} sessions")
+    with open(os.path.join(tmp, "plants.json"), "w") as f:
+        json.dump(all_plants, f)
