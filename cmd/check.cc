@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include "common.h"
+#include "secrets_flags.h"
 #include "stages/check_report.h"
+#include "stages/secrets_check.h"
 
 namespace convo::cli {
 
@@ -19,6 +21,11 @@ struct CheckArgs {
   std::string format = "text";
   std::vector<std::string> select;
   std::vector<std::string> ignore;
+  bool secrets = false;
+  std::uint64_t max_tokens = 0;
+  std::vector<std::string> forbid_tools;
+  std::uint64_t max_tool_errors = 0;
+  SecretsArgs secrets_args;
 };
 
 // A check that each of a comma-separated list is a rule's name, with a hint for a
@@ -40,6 +47,22 @@ CLI::Validator rule_names() {
       "RULE,...");
 }
 
+ReportFormat report_format(const std::string& name) {
+  if (name == "json") {
+    return ReportFormat::json;
+  }
+  if (name == "github") {
+    return ReportFormat::github;
+  }
+  if (name == "sarif") {
+    return ReportFormat::sarif;
+  }
+  if (name == "junit") {
+    return ReportFormat::junit;
+  }
+  return ReportFormat::text;
+}
+
 constexpr const char* k_check_help =
     R"(Check conversations against an API's rules and the files' own integrity.
 
@@ -49,7 +72,9 @@ Examples:
   convo normalize-for-api session.jsonl | convo check
 
 Reports every problem as FILE:LINE: SEVERITY: RULE: MESSAGE (or a JSON object
-per line with --format json), then a summary on stderr ("12 problems (10 errors,
+per line with --format json; for CI systems, GitHub annotations with --format
+github, one SARIF 2.1.0 log with --format sarif, one JUnit XML report with
+--format junit), then a summary on stderr ("12 problems (10 errors,
 2 warnings) in 3 of 40 files"), and exits 1 when there are any, 0 when there
 are none, 3 when an input cannot be read. duplicate-uuid and dangling-parent are
 warnings (the file's own bookkeeping, which no API sees), every other rule an
@@ -70,9 +95,10 @@ void add_check(CLI::App& app, Runner& run) {
                   "Whose rules: anthropic or openai (default: the API each input's format feeds)")
       ->check(one_of({"anthropic", "openai"}, "--for value"));
   sub->add_option("--format", args->format,
-                  "Report format: text (FILE:LINE: SEVERITY: RULE: MESSAGE) or json (one object per line)")
+                  "Report format: text (FILE:LINE: SEVERITY: RULE: MESSAGE), json (one object per "
+                  "line), github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML)")
       ->capture_default_str()
-      ->check(one_of({"text", "json"}, "--format value"));
+      ->check(one_of({"text", "json", "github", "sarif", "junit"}, "--format value"));
   sub->add_option("--select", args->select, "Report only these rules (comma-separated)")
       ->delimiter(',')
       ->allow_extra_args(false)
@@ -83,15 +109,48 @@ void add_check(CLI::App& app, Runner& run) {
       ->allow_extra_args(false)
       ->option_text("RULE,...")
       ->check(rule_names());
+  sub->add_flag("--secrets", args->secrets,
+                "Also report credentials in every decoded string (the secret-* rules)");
+  add_secrets_flags(*sub, args->secrets_args);
+  sub->add_option("--max-tokens", args->max_tokens,
+                  "Report a conversation whose recorded usage (input, output, cache) passes N "
+                  "tokens (max-tokens)")
+      ->option_text("N");
+  sub->add_option("--forbid-tools", args->forbid_tools,
+                  "Report each call of these tools (comma-separated; forbidden-tool)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->option_text("NAME,...");
+  sub->add_option("--max-tool-errors", args->max_tool_errors,
+                  "Report a conversation with more than N failed tool results (max-tool-errors)")
+      ->option_text("N");
   add_conversation_flags(*sub, args->conversation);
   add_input_flags(*sub, args->input);
-  sub->callback([args, &run] {
-    run = [args] {
+  sub->callback([args, sub, &run] {
+    // --secrets, or a secret-* rule named in --select, or patterns of one's own.
+    bool secrets = args->secrets || !args->secrets_args.patterns.empty() ||
+                   !args->secrets_args.file.empty() ||
+                   std::any_of(args->select.begin(), args->select.end(),
+                               [](const std::string& rule) { return is_secret_rule(rule); });
+    std::shared_ptr<const SecretScanner> scanner;
+    if (secrets) {
+      scanner = make_scanner(args->secrets_args);
+    }
+    BudgetOptions budgets;
+    if (sub->count("--max-tokens") > 0) {
+      budgets.max_tokens = args->max_tokens;
+    }
+    if (sub->count("--max-tool-errors") > 0) {
+      budgets.max_tool_errors = args->max_tool_errors;
+    }
+    budgets.forbid_tools = args->forbid_tools;
+    run = [args, scanner, budgets] {
       ReportOptions options;
+      options.budgets = budgets;
       options.check.target =
           args->target == "openai" ? CheckTarget::openai : CheckTarget::anthropic;
       options.check.by_format = args->target.empty();
-      options.format = args->format == "json" ? ReportFormat::json : ReportFormat::text;
+      options.format = report_format(args->format);
       options.select = args->select;
       options.ignore = args->ignore;
       options.quiet = args->input.quiet;
@@ -106,8 +165,19 @@ void add_check(CLI::App& app, Runner& run) {
         // The report says all there is to say about bad records.
         NullDiagnostics quiet;
         run_stream(
-            stream, [grouping] { return make_check_stage(grouping); },
+            stream,
+            [grouping, scanner]() -> std::unique_ptr<StreamStage> {
+              if (scanner) {
+                return make_secrets_stage(make_check_stage(grouping), scanner);
+              }
+              return make_check_stage(grouping);
+            },
             check_report_sink(options, tally), out, quiet);
+        // SARIF and JUnit are one document for the whole run, written at its end.
+        std::string whole = whole_run_report(options.format, *tally, CONVO_VERSION);
+        if (!whole.empty() && !args->input.quiet) {
+          out.write_line(whole);
+        }
         return static_cast<int>(tally->problems() > 0 ? ExitCode::problems : ExitCode::ok);
       });
       // The summary, for a CI log: on stderr, so that the report stays parseable.

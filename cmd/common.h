@@ -96,6 +96,7 @@ class StderrDiagnostics final : public Diagnostics {
 void add_convert(CLI::App& app, Runner& run);
 void add_normalize_for_api(CLI::App& app, Runner& run);
 void add_check(CLI::App& app, Runner& run);
+void add_redact(CLI::App& app, Runner& run);
 void add_split_blocks(CLI::App& app, Runner& run);
 void add_filter(CLI::App& app, Runner& run);
 void add_merge_runs(CLI::App& app, Runner& run);

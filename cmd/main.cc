@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   convo::cli::add_convert(app, run);
   convo::cli::add_normalize_for_api(app, run);
   convo::cli::add_check(app, run);
+  convo::cli::add_redact(app, run);
   convo::cli::add_split_blocks(app, run);
   convo::cli::add_filter(app, run);
   convo::cli::add_merge_runs(app, run);

@@ -360,6 +360,7 @@ class GuardedSink final : public MessageSink {
       handle(error);
     }
   }
+  MessageSink& target() override { return m_inner.target(); }
 
  private:
   void handle(const EncodeError& error) {

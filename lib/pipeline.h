@@ -105,6 +105,10 @@ class MessageSink {
   }
   // An input ended.
   virtual void end_input() {}
+  // The sink that finally receives what is put here, through any wrapper (the
+  // pipeline's own guard): for a stage that also hands a sink something other than
+  // messages (check --secrets' problems), found with dynamic_cast.
+  virtual MessageSink& target() { return *this; }
 };
 
 // Encodes messages and writes them: in `to`, or in each message's own format.

@@ -40,6 +40,25 @@ constexpr CheckRule k_rules[] = {
     {"error-result-not-text", "an error tool result holding more than text", true, false},
     {"final-assistant-whitespace", "the final assistant message ends in whitespace", true, false},
     {"too-many-cache-breakpoints", "more than 4 blocks marked with cache_control", true, false},
+    // Budgets and policies (stages/budgets.h): on only when their flag is given.
+    {"max-tokens", "a conversation whose recorded usage passes --max-tokens"},
+    {"forbidden-tool", "a call of a tool --forbid-tools names"},
+    {"max-tool-errors", "more failed tool results in a conversation than --max-tool-errors"},
+    // check --secrets (lib/secrets.h): on only when asked for.
+    {"secret-anthropic-key", "an Anthropic API key"},
+    {"secret-openai-key", "an OpenAI API key"},
+    {"secret-aws-access-key", "an AWS access key id"},
+    {"secret-aws-secret-key", "an AWS secret access key in an assignment"},
+    {"secret-github-token", "a GitHub token"},
+    {"secret-gitlab-token", "a GitLab personal access token"},
+    {"secret-google-api-key", "a Google API key"},
+    {"secret-slack-token", "a Slack token"},
+    {"secret-stripe-key", "a Stripe live key"},
+    {"secret-private-key", "a private key block"},
+    {"secret-jwt", "a JSON Web Token"},
+    {"secret-generic-assignment", "a high-entropy password, token or secret assignment"},
+    {"secret-pattern", "a match of a --secrets-pattern regex"},
+    {"secret-known-value", "a value listed in a --secrets-file"},
 };
 
 constexpr std::string_view k_whitespace = " \t\n\r\f\v";

@@ -90,6 +90,9 @@ std::unique_ptr<StreamStage> make_check_stage(GroupBy group_by);
 enum class ReportFormat : std::uint8_t {
   text,  // FILE:LINE: severity: rule: message
   json,  // one {"file","line","rule","severity","message"} object per line
+  github,  // GitHub workflow command annotations (stages/check_formats.h)
+  sarif,   // one SARIF 2.1.0 log for the run
+  junit,   // one JUnit XML report for the run
 };
 
 }  // namespace convo

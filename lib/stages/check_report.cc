@@ -20,30 +20,62 @@ std::string plural(std::uint64_t n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
-class CheckReport final : public MessageSink {
+class CheckReport final : public MessageSink, public ProblemSink {
  public:
   CheckReport(Output& out, const ReportOptions& options, std::shared_ptr<CheckTally> tally)
       : m_out(out), m_options(options), m_check(options.check), m_tally(std::move(tally)) {}
 
   // Records that come one by one (not through ConversationStage) are one conversation.
-  void put(Message&& message) override { m_held.push_back(std::move(message)); }
+  void put(Message&& message) override {
+    note_name(message);
+    m_held.push_back(std::move(message));
+  }
+  // Problems found before the check stage slimmed the records (secrets, budgets).
+  void add_problem(Problem&& problem) override { m_extra.push_back(std::move(problem)); }
   void put_conversation(std::vector<Message>&& conversation) override {
+    if (!conversation.empty()) {
+      note_name(conversation.front());
+    }
     check();
+    if (m_options.budgets.any()) {
+      check_budgets(conversation, m_options.budgets, m_extra);
+    }
     m_check.conversation(std::move(conversation));
   }
   void end_input() override {
     check();
     std::uint64_t reported = 0;
-    for (const Problem& p : m_check.finish()) {
+    FileReport report;
+    if (!m_name.empty()) {
+      report.file = m_name;
+    }
+    std::vector<Problem> problems = m_check.finish();
+    for (Problem& p : m_extra) {
+      problems.push_back(std::move(p));
+    }
+    m_extra.clear();
+    std::stable_sort(problems.begin(), problems.end(), [](const Problem& a, const Problem& b) {
+      return a.where.line < b.where.line;
+    });
+    for (Problem& p : problems) {
       if (!reported_rule(p.rule)) {
         continue;
       }
       ++reported;
       Severity severity = rule_severity(p.rule);
       ++(severity == Severity::error ? m_tally->errors : m_tally->warnings);
-      if (!m_options.quiet) {
+      if (report.file.empty() && p.where.file) {
+        report.file = *p.where.file;
+      }
+      if (whole_run()) {
+        report.problems.push_back(std::move(p));
+      } else if (!m_options.quiet) {
         write(p, severity);
       }
+    }
+    if (whole_run()) {
+      std::lock_guard<std::mutex> lock(m_tally->mutex);
+      m_tally->reports.push_back(std::move(report));
     }
     ++m_tally->files;
     if (reported > 0) {
@@ -52,6 +84,15 @@ class CheckReport final : public MessageSink {
   }
 
  private:
+  bool whole_run() const {
+    return m_options.format == ReportFormat::sarif || m_options.format == ReportFormat::junit;
+  }
+  void note_name(const Message& message) {
+    if (m_name.empty() && message.where.file) {
+      m_name = *message.where.file;
+    }
+  }
+
   bool reported_rule(std::string_view rule) const {
     auto named = [rule](const std::vector<std::string>& rules) {
       return std::find(rules.begin(), rules.end(), rule) != rules.end();
@@ -65,12 +106,19 @@ class CheckReport final : public MessageSink {
     }
     std::vector<Message> conversation;
     conversation.swap(m_held);
+    if (m_options.budgets.any()) {
+      check_budgets(conversation, m_options.budgets, m_extra);
+    }
     m_check.conversation(std::move(conversation));
   }
 
   void write(const Problem& p, Severity severity) {
     std::string file = p.where.file ? *p.where.file : std::string();
     std::string_view level = severity_name(severity);
+    if (m_options.format == ReportFormat::github) {
+      m_out.write_line(github_annotation(p, level));
+      return;
+    }
     if (m_options.format == ReportFormat::text) {
       std::string place = p.where.line != 0 ? fmt::format("{}:{}", file, p.where.line) : file;
       m_out.write_line(fmt::format("{}: {}: {}: {}", place, level, p.rule, p.message));
@@ -100,6 +148,8 @@ class CheckReport final : public MessageSink {
   InputCheck m_check;
   std::shared_ptr<CheckTally> m_tally;
   std::vector<Message> m_held;
+  std::vector<Problem> m_extra;
+  std::string m_name;  // the input's name, from its first record
 };
 
 }  // namespace
@@ -129,6 +179,19 @@ std::string check_summary(const CheckTally& tally) {
   }
   return fmt::format("{} in {} of {}", what, tally.files_with_problems,
                      plural(tally.files, "file"));
+}
+
+std::string whole_run_report(ReportFormat format, CheckTally& tally, std::string_view version) {
+  std::lock_guard<std::mutex> lock(tally.mutex);
+  std::stable_sort(tally.reports.begin(), tally.reports.end(),
+                   [](const FileReport& a, const FileReport& b) { return a.file < b.file; });
+  if (format == ReportFormat::sarif) {
+    return sarif_report(tally.reports, version);
+  }
+  if (format == ReportFormat::junit) {
+    return junit_report(tally.reports);
+  }
+  return std::string();
 }
 
 SinkFactory check_report_sink(ReportOptions options, std::shared_ptr<CheckTally> tally) {

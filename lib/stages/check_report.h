@@ -6,12 +6,15 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "pipeline.h"
+#include "stages/budgets.h"
 #include "stages/check.h"
+#include "stages/check_formats.h"
 
 namespace convo {
 
@@ -27,6 +30,7 @@ std::string_view severity_name(Severity severity);
 
 struct ReportOptions {
   CheckOptions check;
+  BudgetOptions budgets;  // max-tokens, forbidden-tool, max-tool-errors
   ReportFormat format = ReportFormat::text;
   std::vector<std::string> select;  // the rules to report; empty: all
   std::vector<std::string> ignore;  // rules not to report, even when selected
@@ -40,8 +44,20 @@ struct CheckTally {
   std::atomic<std::uint64_t> warnings{0};
   std::atomic<std::uint64_t> files{0};
   std::atomic<std::uint64_t> files_with_problems{0};
+  // For the reports written once for the whole run (SARIF, JUnit): every input's
+  // problems, in the order the inputs ended. Guarded by `mutex`.
+  std::mutex mutex;
+  std::vector<FileReport> reports;
 
   std::uint64_t problems() const { return errors + warnings; }
+};
+
+// What a sink that reports problems accepts besides messages: problems a stage found
+// in the records before passing them on (secrets, which need the records whole).
+class ProblemSink {
+ public:
+  virtual ~ProblemSink() = default;
+  virtual void add_problem(Problem&& problem) = 0;
 };
 
 // "12 problems (10 errors, 2 warnings) in 3 of 40 files".
@@ -49,9 +65,14 @@ std::string check_summary(const CheckTally& tally);
 
 // A sink that checks each conversation it is given (what comes one message at a
 // time is one conversation) and, at the end of each input, writes the input's
-// problems that `options` reports: `FILE:LINE: SEVERITY: RULE: MESSAGE`, or one
-// {"file","line","rule","severity","message"} object per line; and adds them to
-// `tally`.
+// problems that `options` reports: `FILE:LINE: SEVERITY: RULE: MESSAGE`, one
+// {"file","line","rule","severity","message"} object per line, or a GitHub
+// annotation per line; and adds them to `tally` (for SARIF and JUnit, to
+// `tally.reports`, which `whole_run_report` then writes).
 SinkFactory check_report_sink(ReportOptions options, std::shared_ptr<CheckTally> tally);
+
+// The SARIF or JUnit document of a whole run, from `tally.reports` sorted by file
+// name (inputs checked with -j end in any order); empty for the other formats.
+std::string whole_run_report(ReportFormat format, CheckTally& tally, std::string_view version);
 
 }  // namespace convo

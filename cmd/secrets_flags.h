@@ -1,0 +1,27 @@
+// The flags that choose what counts as a secret (check --secrets, redact):
+// --secrets-pattern REGEX and --secrets-file FILE.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "secrets.h"
+
+namespace convo::cli {
+
+struct SecretsArgs {
+  std::vector<std::string> patterns;
+  std::string file;
+};
+
+void add_secrets_flags(CLI::App& sub, SecretsArgs& args);
+
+// The scanner the flags ask for: the patterns compiled (a bad one is a usage error,
+// CLI::ValidationError), the file's values read (one a line; blank lines skipped;
+// an unreadable file is an input error).
+std::shared_ptr<const SecretScanner> make_scanner(const SecretsArgs& args);
+
+}  // namespace convo::cli

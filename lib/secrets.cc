@@ -1,0 +1,518 @@
+#include "secrets.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace convo {
+
+namespace {
+
+constexpr SecretRule k_secret_rules[] = {
+    {"secret-anthropic-key", "an Anthropic API key: sk-ant- and 20 or more of [A-Za-z0-9_-]"},
+    {"secret-openai-key",
+     "an OpenAI API key: sk- (sk-proj-, sk-svcacct-, ...) and 20 or more of "
+     "[A-Za-z0-9_-] with a digit"},
+    {"secret-aws-access-key", "an AWS access key id: AKIA or ASIA and 16 of [A-Z0-9]"},
+    {"secret-aws-secret-key",
+     "an AWS secret access key assigned to aws_secret_access_key or "
+     "SecretAccessKey: 40 of [A-Za-z0-9/+]"},
+    {"secret-github-token",
+     "a GitHub token: ghp_, gho_, ghu_, ghs_ or ghr_ and 36 of [A-Za-z0-9], "
+     "or github_pat_ and 22 or more of [A-Za-z0-9_]"},
+    {"secret-gitlab-token",
+     "a GitLab personal access token: glpat- and 20 or more of [A-Za-z0-9_-]"},
+    {"secret-google-api-key", "a Google API key: AIza and 35 of [A-Za-z0-9_-]"},
+    {"secret-slack-token",
+     "a Slack token: xoxa-, xoxb-, xoxp-, xoxo-, xoxr- or xoxs- and 10 or "
+     "more of [A-Za-z0-9-]"},
+    {"secret-stripe-key", "a Stripe live key: sk_live_ or rk_live_ and 20 or more of [A-Za-z0-9]"},
+    {"secret-private-key", "a private key block: -----BEGIN ... PRIVATE KEY----- to its END line"},
+    {"secret-jwt", "a JSON Web Token: three base64url parts, the first decoding to JSON with alg"},
+    {"secret-generic-assignment",
+     "password, passwd, token, secret or api_key then = or : and a value of 12 or more "
+     "characters, letters and digits, with Shannon entropy of 3.5 bits per character or more"},
+    {"secret-pattern", "a match of a --secrets-pattern regex"},
+    {"secret-known-value", "a value listed in a --secrets-file"},
+};
+
+bool is_alnum(unsigned char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool is_b64url(unsigned char c) {
+  return is_alnum(c) || c == '_' || c == '-';
+}
+bool is_upper_digit(unsigned char c) {
+  return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z');
+}
+bool is_b64(unsigned char c) {
+  return is_alnum(c) || c == '/' || c == '+';
+}
+bool is_underscore_alnum(unsigned char c) {
+  return is_alnum(c) || c == '_';
+}
+bool is_slack(unsigned char c) {
+  return is_alnum(c) || c == '-';
+}
+
+bool starts(std::string_view text, std::size_t at, std::string_view prefix) {
+  return text.size() - at >= prefix.size() && text.compare(at, prefix.size(), prefix) == 0;
+}
+
+bool starts_nocase(std::string_view text, std::size_t at, std::string_view lower) {
+  if (text.size() - at < lower.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < lower.size(); ++i) {
+    char c = text[at + i];
+    if (c >= 'A' && c <= 'Z') {
+      c = static_cast<char>(c - 'A' + 'a');
+    }
+    if (c != lower[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The length of the run of `accept` characters from `at`.
+template <class Accept>
+std::size_t run(std::string_view text, std::size_t at, Accept accept) {
+  std::size_t end = at;
+  while (end < text.size() && accept(static_cast<unsigned char>(text[end]))) {
+    ++end;
+  }
+  return end - at;
+}
+
+// Not glued to a word before it: a key inside a longer identifier is not a key.
+// (Nor inside base64: a signature blob holds "sk-" by chance.)
+bool word_start(std::string_view text, std::size_t at) {
+  if (at == 0) {
+    return true;
+  }
+  auto c = static_cast<unsigned char>(text[at - 1]);
+  return !is_alnum(c) && c != '/' && c != '+' && c != '_' && c != '-';
+}
+
+// Code, not a secret: an upper-case constant's name (TOKEN_PRICE_PER_1M) or a
+// dotted name (config.api_token).
+bool looks_like_code(std::string_view value) {
+  bool constant = value.find('_') != std::string_view::npos &&
+                  std::all_of(value.begin(), value.end(), [](char ch) {
+                    return (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+                  });
+  bool dotted = false;
+  for (std::size_t i = 0; i + 1 < value.size(); ++i) {
+    if (value[i] == '.' && ((value[i + 1] >= 'a' && value[i + 1] <= 'z') || value[i + 1] == '_')) {
+      dotted = true;
+    }
+  }
+  return constant || dotted;
+}
+
+std::string base64url_decode(std::string_view in) {
+  std::string out;
+  unsigned value = 0;
+  int bits = 0;
+  for (char c : in) {
+    int d;
+    if (c >= 'A' && c <= 'Z')
+      d = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      d = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      d = c - '0' + 52;
+    else if (c == '-' || c == '+')
+      d = 62;
+    else if (c == '_' || c == '/')
+      d = 63;
+    else
+      return std::string();
+    value = (value << 6) | static_cast<unsigned>(d);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((value >> bits) & 0xFF);
+    }
+  }
+  return out;
+}
+
+// The first two bytes a built-in rule can start with: most positions of a string
+// are passed over after one table look-up.
+// A bit per pair: 8 KB, which stays in the L1 cache.
+std::array<std::uint64_t, 1024> make_starts() {
+  std::array<std::uint64_t, 1024> table{};
+  auto add = [&table](char a, char b) {
+    unsigned pair = static_cast<unsigned char>(a) << 8 | static_cast<unsigned char>(b);
+    table[pair >> 6] |= std::uint64_t{1} << (pair & 63);
+  };
+  for (const char* pair : {"sk", "rk", "AK", "AS", "AI", "gh", "gi", "gl", "xo", "--", "ey"}) {
+    add(pair[0], pair[1]);
+  }
+  // The assignments' keywords, in any case: pa(ssword), to(ken), se(cret), ap(i_key).
+  for (const char* pair : {"pa", "to", "se", "ap"}) {
+    for (int upper_a = 0; upper_a < 2; ++upper_a) {
+      for (int upper_b = 0; upper_b < 2; ++upper_b) {
+        add(static_cast<char>(upper_a ? pair[0] - 32 : pair[0]),
+            static_cast<char>(upper_b ? pair[1] - 32 : pair[1]));
+      }
+    }
+  }
+  return table;
+}
+const std::array<std::uint64_t, 1024> k_starts = make_starts();
+
+bool may_start(std::string_view text, std::size_t at) {
+  if (at + 1 >= text.size()) {
+    return false;
+  }
+  unsigned pair =
+      static_cast<unsigned char>(text[at]) << 8 | static_cast<unsigned char>(text[at + 1]);
+  return (k_starts[pair >> 6] >> (pair & 63)) & 1;
+}
+
+SecretMatch match_at(std::string_view text, std::size_t at);
+
+// Tries every built-in rule at `at`; the match's length, 0 for none.
+SecretMatch match_at(std::string_view text, std::size_t at) {
+  auto found = [at](std::size_t length, std::string_view rule) {
+    return SecretMatch{at, length, rule};
+  };
+  char c = text[at];
+  switch (c) {
+    case 's':
+      if (starts(text, at, "sk-") && word_start(text, at)) {
+        std::size_t n = run(text, at + 3, is_b64url);
+        if (n > 250) {
+          break;  // a blob, not a key
+        }
+        if (starts(text, at, "sk-ant-")) {
+          return n >= 24 ? found(3 + n, "secret-anthropic-key") : SecretMatch{};
+        }
+        std::string_view body = text.substr(at + 3, n);
+        if (n >= 20 && body.find_first_of("0123456789") != std::string_view::npos) {
+          return found(3 + n, "secret-openai-key");
+        }
+      } else if (starts(text, at, "sk_live_") && word_start(text, at)) {
+        std::size_t n = run(text, at + 8, is_alnum);
+        if (n >= 20)
+          return found(8 + n, "secret-stripe-key");
+      }
+      break;
+    case 'r':
+      if (starts(text, at, "rk_live_") && word_start(text, at)) {
+        std::size_t n = run(text, at + 8, is_alnum);
+        if (n >= 20)
+          return found(8 + n, "secret-stripe-key");
+      }
+      break;
+    case 'A':
+      if ((starts(text, at, "AKIA") || starts(text, at, "ASIA")) && word_start(text, at)) {
+        std::size_t n = run(text, at + 4, is_upper_digit);
+        if (n == 16)
+          return found(20, "secret-aws-access-key");
+      } else if (starts(text, at, "AIza") && word_start(text, at)) {
+        std::size_t n = run(text, at + 4, is_b64url);
+        if (n == 35)
+          return found(39, "secret-google-api-key");
+      }
+      break;
+    case 'g':
+      if (text.size() - at > 4 && text[at + 1] == 'h' && text[at + 3] == '_' &&
+          std::strchr("pousr", text[at + 2]) != nullptr && text[at + 2] != '\0' &&
+          word_start(text, at)) {
+        std::size_t n = run(text, at + 4, is_alnum);
+        if (n == 36)
+          return found(40, "secret-github-token");
+      } else if (starts(text, at, "github_pat_") && word_start(text, at)) {
+        std::size_t n = run(text, at + 11, is_underscore_alnum);
+        if (n >= 22)
+          return found(11 + n, "secret-github-token");
+      } else if (starts(text, at, "glpat-") && word_start(text, at)) {
+        std::size_t n = run(text, at + 6, is_b64url);
+        if (n >= 20)
+          return found(6 + n, "secret-gitlab-token");
+      }
+      break;
+    case 'x':
+      if (starts(text, at, "xox") && text.size() - at > 4 && text[at + 4] == '-' &&
+          std::strchr("abpors", text[at + 3]) != nullptr && text[at + 3] != '\0' &&
+          word_start(text, at)) {
+        std::size_t n = run(text, at + 5, is_slack);
+        if (n >= 10)
+          return found(5 + n, "secret-slack-token");
+      }
+      break;
+    case '-':
+      if (starts(text, at, "-----BEGIN ")) {
+        std::size_t close = text.find("-----", at + 11);
+        if (close == std::string_view::npos || close - at > 80)
+          break;
+        std::string_view label = text.substr(at + 11, close - (at + 11));
+        if (label.size() < 11 || label.substr(label.size() - 11) != "PRIVATE KEY")
+          break;
+        std::size_t end = text.find("-----END ", close + 5);
+        if (end == std::string_view::npos)
+          return found(text.size() - at, "secret-private-key");
+        std::size_t tail = text.find("-----", end + 9);
+        std::size_t stop = tail == std::string_view::npos ? text.size() : tail + 5;
+        return found(stop - at, "secret-private-key");
+      }
+      break;
+    case 'e':
+      if (starts(text, at, "eyJ") && word_start(text, at)) {
+        std::size_t a = run(text, at, is_b64url);
+        if (at + a >= text.size() || text[at + a] != '.')
+          break;
+        std::size_t b = run(text, at + a + 1, is_b64url);
+        if (b == 0 || at + a + 1 + b >= text.size() || text[at + a + 1 + b] != '.')
+          break;
+        std::size_t s = run(text, at + a + 2 + b, is_b64url);
+        std::string header = base64url_decode(text.substr(at, a));
+        JsonDoc doc;
+        if (header.empty() || parse_json(header, doc) || !doc.IsObject() ||
+            find_member(doc, "alg") == nullptr) {
+          break;
+        }
+        return found(a + 1 + b + 1 + s, "secret-jwt");
+      }
+      break;
+    default:
+      break;
+  }
+  // The assignments: a keyword, case aside, then = or :.
+  std::size_t key = 0;
+  if (c == 'p' || c == 'P') {
+    key = starts_nocase(text, at, "password") ? 8 : starts_nocase(text, at, "passwd") ? 6 : 0;
+  } else if (c == 't' || c == 'T') {
+    key = starts_nocase(text, at, "token") ? 5 : 0;
+  } else if (c == 's' || c == 'S') {
+    if (starts_nocase(text, at, "secret_access_key") ||
+        starts_nocase(text, at, "secretaccesskey")) {
+      std::size_t k = text[at + 6] == '_' ? 17 : 15;
+      std::size_t v = at + k;
+      while (v < text.size() && std::strchr("\"' \t=:", text[v]) != nullptr && text[v] != '\0') {
+        ++v;
+      }
+      std::size_t n = run(text, v, is_b64);
+      if (n == 40 && v > at + k)
+        return SecretMatch{v, 40, "secret-aws-secret-key"};
+      return SecretMatch{};
+    }
+    key = starts_nocase(text, at, "secret") ? 6 : 0;
+  } else if (c == 'a' || c == 'A') {
+    key = starts_nocase(text, at, "api_key") || starts_nocase(text, at, "api-key") ? 7
+          : starts_nocase(text, at, "apikey")                                      ? 6
+                                                                                   : 0;
+  }
+  if (key == 0) {
+    return SecretMatch{};
+  }
+  // The rest of the name (PASSWORD_HASH, tokens, secretKey), then quotes, spaces, = or :.
+  std::size_t v = at + key + run(text, at + key, is_underscore_alnum);
+  std::size_t sep = v;
+  while (v < text.size() && (text[v] == '"' || text[v] == '\'' || text[v] == ' '))
+    ++v;
+  if (v >= text.size() || (text[v] != '=' && text[v] != ':'))
+    return SecretMatch{};
+  ++v;
+  while (v < text.size() && (text[v] == '"' || text[v] == '\'' || text[v] == ' '))
+    ++v;
+  (void)sep;
+  std::size_t n = run(text, v, [](unsigned char ch) {
+    return ch > ' ' && ch != 0x7F && std::strchr("\"'`,;&(){}[]<>\\", ch) == nullptr;
+  });
+  // A value a specific rule knows (TOKEN=ghp_...) is reported under that rule.
+  if (may_start(text, v)) {
+    SecretMatch specific = match_at(text, v);
+    if (specific.length != 0 && specific.rule != "secret-generic-assignment") {
+      return specific;
+    }
+  }
+  // Code is not a secret: the value must mix letters and digits, and not be a
+  // variable ($TOKEN, ${...}) or an expression cut at a bracket.
+  std::string_view value = text.substr(v, n);
+  if (n < k_min_assignment_length || value.front() == '$' || looks_like_code(value) ||
+      value.find_first_of("0123456789") == std::string_view::npos ||
+      std::none_of(value.begin(), value.end(),
+                   [](char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'); }) ||
+      (v + n < text.size() && std::strchr("([<{", text[v + n]) != nullptr) ||
+      shannon_entropy(value) < k_min_assignment_entropy) {
+    return SecretMatch{};
+  }
+  return SecretMatch{v, n, "secret-generic-assignment"};
+}
+
+void add_match(std::vector<SecretMatch>& out, SecretMatch m) {
+  for (const SecretMatch& other : out) {
+    if (m.begin < other.begin + other.length && other.begin < m.begin + m.length) {
+      return;
+    }
+  }
+  out.push_back(m);
+}
+
+}  // namespace
+
+std::span<const SecretRule> secret_rules() {
+  return k_secret_rules;
+}
+
+bool is_secret_rule(std::string_view name) {
+  return std::any_of(std::begin(k_secret_rules), std::end(k_secret_rules),
+                     [name](const SecretRule& r) { return r.name == name; });
+}
+
+double shannon_entropy(std::string_view text) {
+  if (text.empty()) {
+    return 0;
+  }
+  std::array<std::size_t, 256> counts{};
+  for (char c : text) {
+    ++counts[static_cast<unsigned char>(c)];
+  }
+  double bits = 0;
+  auto size = static_cast<double>(text.size());
+  for (std::size_t n : counts) {
+    if (n != 0) {
+      double p = static_cast<double>(n) / size;
+      bits -= p * std::log2(p);
+    }
+  }
+  return bits;
+}
+
+std::string mask_secret(std::string_view secret) {
+  // Four characters, not cutting a UTF-8 sequence.
+  std::size_t n = std::min<std::size_t>(4, secret.size());
+  while (n < secret.size() && (static_cast<unsigned char>(secret[n]) & 0xC0) == 0x80) {
+    ++n;
+  }
+  std::string shown(secret.substr(0, n));
+  for (char& ch : shown) {
+    if (static_cast<unsigned char>(ch) < 0x20)
+      ch = ' ';
+  }
+  return fmt::format("{}\u2026 ({} chars)", shown, secret.size());
+}
+
+SecretScanner::SecretScanner(const SecretOptions& options) : m_known(options.known) {
+  for (const std::string& pattern : options.patterns) {
+    m_patterns.emplace_back(pattern, std::regex::ECMAScript | std::regex::optimize);
+  }
+  m_known.erase(std::remove(m_known.begin(), m_known.end(), std::string()), m_known.end());
+}
+
+std::vector<SecretMatch> SecretScanner::scan(std::string_view text) const {
+  std::vector<SecretMatch> out;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  std::size_t last = text.size() > 0 ? text.size() - 1 : 0;
+  for (std::size_t at = 0; at < text.size();) {
+    // The hot loop: a pair of bytes, a bit in the table.
+    while (at < last) {
+      unsigned pair = bytes[at] << 8 | bytes[at + 1];
+      if ((k_starts[pair >> 6] >> (pair & 63)) & 1) {
+        break;
+      }
+      ++at;
+    }
+    if (at >= last) {
+      break;
+    }
+    SecretMatch m = match_at(text, at);
+    if (m.length == 0) {
+      ++at;
+      continue;
+    }
+    add_match(out, m);
+    at = m.begin + m.length;
+  }
+  for (const std::string& known : m_known) {
+    for (std::size_t at = text.find(known); at != std::string_view::npos;
+         at = text.find(known, at + known.size())) {
+      add_match(out, SecretMatch{at, known.size(), "secret-known-value"});
+    }
+  }
+  for (const std::regex& pattern : m_patterns) {
+    for (std::cregex_iterator it(text.data(), text.data() + text.size(), pattern), end; it != end;
+         ++it) {
+      if (it->length(0) > 0) {
+        add_match(out, SecretMatch{static_cast<std::size_t>(it->position(0)),
+                                   static_cast<std::size_t>(it->length(0)), "secret-pattern"});
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const SecretMatch& a, const SecretMatch& b) { return a.begin < b.begin; });
+  return out;
+}
+
+void SecretScanner::scan_json(const JsonValue& value, std::string path, const Found& found) const {
+  std::vector<PathPart> parts;
+  walk(value, path, parts, found);
+}
+
+std::string SecretScanner::path_string(const std::string& root,
+                                       const std::vector<PathPart>& parts) {
+  std::string out = root;
+  for (const PathPart& part : parts) {
+    if (part.json) {
+      out += "{}";
+    } else if (part.name.data() != nullptr) {
+      if (!out.empty()) {
+        out += '.';
+      }
+      out += part.name;
+    } else {
+      out += fmt::format("[{}]", part.index);
+    }
+  }
+  return out;
+}
+
+void SecretScanner::walk(const JsonValue& value, const std::string& root,
+                         std::vector<PathPart>& parts, const Found& found) const {
+  if (value.IsObject()) {
+    for (const auto& member : value.GetObject()) {
+      std::string_view name = view_of(member.name);
+      for (const SecretMatch& m : scan(name)) {
+        found(path_string(root, parts), name, m);
+      }
+      parts.push_back(PathPart{name, 0, false});
+      walk(member.value, root, parts, found);
+      parts.pop_back();
+    }
+  } else if (value.IsArray()) {
+    std::size_t i = 0;
+    for (const JsonValue& item : value.GetArray()) {
+      parts.push_back(PathPart{std::string_view(), i++, false});
+      walk(item, root, parts, found);
+      parts.pop_back();
+    }
+  } else if (value.IsString()) {
+    std::string_view text = view_of(value);
+    // JSON carried in a string (an OpenAI tool call's arguments, a serialized input)
+    // is searched in its own decoded strings, which its escapes may hide.
+    std::size_t first = text.find_first_not_of(" \t\r\n");
+    if (first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) {
+      JsonDoc inner;
+      if (!parse_json(text, inner)) {
+        parts.push_back(PathPart{std::string_view(), 0, true});
+        walk(inner, root, parts, found);
+        parts.pop_back();
+        return;
+      }
+    }
+    for (const SecretMatch& m : scan(text)) {
+      found(path_string(root, parts), text, m);
+    }
+  }
+}
+
+}  // namespace convo
