@@ -2,10 +2,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "common.h"
+#include "io/input_list.h"
 #include "stages/check_report.h"
 
 namespace convo::cli {
@@ -108,6 +111,12 @@ void add_check(CLI::App& app, Runner& run) {
         run_stream(
             stream, [grouping] { return make_check_stage(grouping); },
             check_report_sink(options, tally), out, quiet);
+        // Parent links are resolved across every input, in input order.
+        std::vector<std::string> inputs{"-"};
+        if (!stream.inputs.empty()) {
+          inputs = expand_inputs(stream.inputs, &quiet);
+        }
+        report_dangling_parents(out, options, *tally, inputs);
         return static_cast<int>(tally->problems() > 0 ? ExitCode::problems : ExitCode::ok);
       });
       // The summary, for a CI log: on stderr, so that the report stays parseable.

@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <functional>
+#include <unordered_map>
 
 #include "io/output.h"
 #include "json.h"
@@ -20,6 +22,49 @@ std::string plural(std::uint64_t n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
+bool reported_rule(const ReportOptions& options, std::string_view rule) {
+  auto named = [rule](const std::vector<std::string>& rules) {
+    return std::find(rules.begin(), rules.end(), rule) != rules.end();
+  };
+  return (options.select.empty() || named(options.select)) && !named(options.ignore);
+}
+
+void write(Output& out, const ReportOptions& options, const Problem& p, Severity severity) {
+  std::string file = p.where.file ? *p.where.file : std::string();
+  std::string_view level = severity_name(severity);
+  if (options.format == ReportFormat::text) {
+    std::string place = p.where.line != 0 ? fmt::format("{}:{}", file, p.where.line) : file;
+    out.write_line(fmt::format("{}: {}: {}: {}", place, level, p.rule, p.message));
+    return;
+  }
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  w.Key("file");
+  w.String(file.data(), static_cast<rapidjson::SizeType>(file.size()));
+  if (p.where.line != 0) {
+    w.Key("line");
+    w.Uint64(p.where.line);
+  }
+  w.Key("rule");
+  w.String(p.rule.data(), static_cast<rapidjson::SizeType>(p.rule.size()));
+  w.Key("severity");
+  w.String(level.data(), static_cast<rapidjson::SizeType>(level.size()));
+  w.Key("message");
+  w.String(p.message.data(), static_cast<rapidjson::SizeType>(p.message.size()));
+  w.EndObject();
+  out.write_line(std::string_view(buffer.GetString(), buffer.GetSize()));
+}
+
+// Counts `p` in `tally` and, unless quiet, writes it.
+void report(Output& out, const ReportOptions& options, CheckTally& tally, const Problem& p) {
+  Severity severity = rule_severity(p.rule);
+  ++(severity == Severity::error ? tally.errors : tally.warnings);
+  if (!options.quiet) {
+    write(out, options, p, severity);
+  }
+}
+
 class CheckReport final : public MessageSink {
  public:
   CheckReport(Output& out, const ReportOptions& options, std::shared_ptr<CheckTally> tally)
@@ -34,31 +79,34 @@ class CheckReport final : public MessageSink {
   void end_input() override {
     check();
     std::uint64_t reported = 0;
-    for (const Problem& p : m_check.finish()) {
-      if (!reported_rule(p.rule)) {
+    bool links_reported = reported_rule(m_options, "dangling-parent");
+    InputLinks links;
+    for (const Problem& p : m_check.finish(links_reported ? &links : nullptr)) {
+      if (!reported_rule(m_options, p.rule)) {
         continue;
       }
       ++reported;
-      Severity severity = rule_severity(p.rule);
-      ++(severity == Severity::error ? m_tally->errors : m_tally->warnings);
-      if (!m_options.quiet) {
-        write(p, severity);
-      }
+      report(m_out, m_options, *m_tally, p);
     }
     ++m_tally->files;
     if (reported > 0) {
       ++m_tally->files_with_problems;
     }
+    if (!links_reported) {
+      return;
+    }
+    std::lock_guard<std::mutex> lock(m_tally->links_mutex);
+    m_tally->uuids.insert(links.uuids.begin(), links.uuids.end());
+    if (!links.dangling.empty()) {
+      std::string file = links.dangling.front().problem.where.file
+                             ? *links.dangling.front().problem.where.file
+                             : std::string();
+      m_tally->pending.push_back(
+          CheckTally::PendingInput{std::move(file), reported > 0, std::move(links.dangling)});
+    }
   }
 
  private:
-  bool reported_rule(std::string_view rule) const {
-    auto named = [rule](const std::vector<std::string>& rules) {
-      return std::find(rules.begin(), rules.end(), rule) != rules.end();
-    };
-    return (m_options.select.empty() || named(m_options.select)) && !named(m_options.ignore);
-  }
-
   void check() {
     if (m_held.empty()) {
       return;
@@ -66,33 +114,6 @@ class CheckReport final : public MessageSink {
     std::vector<Message> conversation;
     conversation.swap(m_held);
     m_check.conversation(std::move(conversation));
-  }
-
-  void write(const Problem& p, Severity severity) {
-    std::string file = p.where.file ? *p.where.file : std::string();
-    std::string_view level = severity_name(severity);
-    if (m_options.format == ReportFormat::text) {
-      std::string place = p.where.line != 0 ? fmt::format("{}:{}", file, p.where.line) : file;
-      m_out.write_line(fmt::format("{}: {}: {}: {}", place, level, p.rule, p.message));
-      return;
-    }
-    rapidjson::StringBuffer buffer;
-    JsonWriter w(buffer);
-    w.StartObject();
-    w.Key("file");
-    w.String(file.data(), static_cast<rapidjson::SizeType>(file.size()));
-    if (p.where.line != 0) {
-      w.Key("line");
-      w.Uint64(p.where.line);
-    }
-    w.Key("rule");
-    w.String(p.rule.data(), static_cast<rapidjson::SizeType>(p.rule.size()));
-    w.Key("severity");
-    w.String(level.data(), static_cast<rapidjson::SizeType>(level.size()));
-    w.Key("message");
-    w.String(p.message.data(), static_cast<rapidjson::SizeType>(p.message.size()));
-    w.EndObject();
-    m_out.write_line(std::string_view(buffer.GetString(), buffer.GetSize()));
   }
 
   Output& m_out;
@@ -138,6 +159,40 @@ SinkFactory check_report_sink(ReportOptions options, std::shared_ptr<CheckTally>
     // for the whole run, keeps them alive.
     return std::make_unique<CheckReport>(out, *shared, tally);
   };
+}
+
+void report_dangling_parents(Output& out, const ReportOptions& options, CheckTally& tally,
+                             const std::vector<std::string>& inputs) {
+  std::lock_guard<std::mutex> lock(tally.links_mutex);
+  std::unordered_map<std::string_view, std::size_t> order;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    order.emplace(inputs[i], i);
+  }
+  auto place = [&order](const std::string& file) {
+    auto found = order.find(file);
+    return found == order.end() ? order.size() : found->second;
+  };
+  std::stable_sort(tally.pending.begin(), tally.pending.end(),
+                   [&](const CheckTally::PendingInput& a, const CheckTally::PendingInput& b) {
+                     std::size_t pa = place(a.file);
+                     std::size_t pb = place(b.file);
+                     return pa != pb ? pa < pb : a.file < b.file;
+                   });
+  for (CheckTally::PendingInput& input : tally.pending) {
+    bool any = false;
+    for (const InputLinks::Dangling& link : input.dangling) {
+      if (tally.uuids.count(std::hash<std::string_view>{}(link.parent)) > 0) {
+        continue;
+      }
+      any = true;
+      report(out, options, tally, link.problem);
+    }
+    if (any && !input.counted) {
+      ++tally.files_with_problems;
+    }
+  }
+  tally.pending.clear();
+  tally.uuids.clear();
 }
 
 }  // namespace convo

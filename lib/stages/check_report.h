@@ -6,8 +6,10 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "pipeline.h"
@@ -42,6 +44,17 @@ struct CheckTally {
   std::atomic<std::uint64_t> files_with_problems{0};
 
   std::uint64_t problems() const { return errors + warnings; }
+
+  // dangling-parent is decided at the end of the run, when every input's uuids are
+  // known (a subagent file's parent is in its session's main file).
+  struct PendingInput {
+    std::string file;
+    bool counted = false;  // already among files_with_problems
+    std::vector<InputLinks::Dangling> dangling;
+  };
+  std::mutex links_mutex;                 // guards the two below
+  std::unordered_set<std::size_t> uuids;  // every input's, hashed
+  std::vector<PendingInput> pending;      // inputs with links to no record of their own
 };
 
 // "12 problems (10 errors, 2 warnings) in 3 of 40 files".
@@ -53,5 +66,12 @@ std::string check_summary(const CheckTally& tally);
 // {"file","line","rule","severity","message"} object per line; and adds them to
 // `tally`.
 SinkFactory check_report_sink(ReportOptions options, std::shared_ptr<CheckTally> tally);
+
+// After the run: writes the dangling-parent problems whose parent no input had, to
+// `out`, input by input in the order of `inputs` (the run's inputs as expand_inputs
+// lists them), by line within each, and adds them to `tally`. The same report
+// whatever -j was.
+void report_dangling_parents(Output& out, const ReportOptions& options, CheckTally& tally,
+                             const std::vector<std::string>& inputs);
 
 }  // namespace convo
