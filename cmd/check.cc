@@ -2,10 +2,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "common.h"
+#include "io/input_list.h"
 #include "secrets_flags.h"
 #include "stages/check_report.h"
 #include "stages/secrets_check.h"
@@ -173,6 +176,12 @@ void add_check(CLI::App& app, Runner& run) {
               return make_check_stage(grouping);
             },
             check_report_sink(options, tally), out, quiet);
+        // Parent links are resolved across every input, in input order.
+        std::vector<std::string> inputs{"-"};
+        if (!stream.inputs.empty()) {
+          inputs = expand_inputs(stream.inputs, &quiet);
+        }
+        report_dangling_parents(out, options, *tally, inputs);
         // SARIF and JUnit are one document for the whole run, written at its end.
         std::string whole = whole_run_report(options.format, *tally, CONVO_VERSION);
         if (!whole.empty() && !args->input.quiet) {

@@ -171,8 +171,10 @@ StreamOptions stream_options(const InputArgs& input, const OutputArgs& output) {
 }
 
 int run_stream_command(const InputArgs& input, const OutputArgs& output,
-                       const StageFactory& make_stage, const SinkFactory& make_sink) {
+                       const StageFactory& make_stage, const SinkFactory& make_sink,
+                       bool explain_empty) {
   StreamOptions options = stream_options(input, output);
+  options.read.explain_empty = explain_empty;
   return with_output(input, [&](Output& out) {
     StderrDiagnostics diagnostics;
     run_stream(options, make_stage, make_sink ? make_sink : format_sink(options.to), out,

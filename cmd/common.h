@@ -57,9 +57,11 @@ StreamOptions stream_options(const InputArgs& input, const OutputArgs& output);
 // Runs a subcommand: reads the inputs, runs a stage from `make_stage` on each, gives
 // what it passes on to sinks from `make_sink` (by default, transcripts written in
 // --to or each input's format), writes the output, prints warnings. Returns the exit
-// code.
+// code. With `explain_empty`, an input that gives nothing is warned about, with why
+// (ReadOptions::explain_empty).
 int run_stream_command(const InputArgs& input, const OutputArgs& output,
-                       const StageFactory& make_stage, const SinkFactory& make_sink = {});
+                       const StageFactory& make_stage, const SinkFactory& make_sink = {},
+                       bool explain_empty = false);
 
 // The flag of the subcommands that work on one whole conversation at a time (trim,
 // normalize-for-api, check): --group-by session|file.

@@ -129,7 +129,8 @@ void add_normalize_for_api(CLI::App& app, Runner& run) {
       }
       return run_stream_command(
           args->input, output,
-          [options, grouping] { return make_normalize_stage(options, grouping); }, sink);
+          [options, grouping] { return make_normalize_stage(options, grouping); }, sink,
+          /*explain_empty=*/true);
     };
   });
 }

@@ -11,7 +11,10 @@
 #include <limits>
 #include <filesystem>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "io/compression.h"
 #include "io/input.h"
@@ -380,35 +383,116 @@ class GuardedSink final : public MessageSink {
   std::uint64_t m_warned = 0;  // bad records warned about in this input
 };
 
+// What one input held and what its stage wrote, for `ReadOptions::explain_empty`:
+// an input that gives nothing is told why.
+struct InputTally {
+  std::uint64_t records = 0;
+  std::uint64_t turns = 0;
+  std::vector<std::string> other_types;  // the types of records that are not messages
+  std::uint64_t written = 0;             // messages the stage passed on
+
+  // A sink that counts what passes through it on the way to `inner`.
+  class Counter final : public MessageSink {
+   public:
+    Counter(MessageSink& inner, std::uint64_t& written) : m_inner(inner), m_written(written) {}
+    void put(Message&& message) override {
+      ++m_written;
+      m_inner.put(std::move(message));
+    }
+    void put_conversation(std::vector<Message>&& conversation) override {
+      m_written += conversation.size();
+      m_inner.put_conversation(std::move(conversation));
+    }
+    void end_input() override { m_inner.end_input(); }
+
+   private:
+    MessageSink& m_inner;
+    std::uint64_t& m_written;
+  };
+
+  void note(const Message& message) {
+    ++records;
+    if (message.kind == Kind::turn) {
+      ++turns;
+      return;
+    }
+    std::string type =
+        message.record_type.empty() ? std::string(kind_name(message.kind)) : message.record_type;
+    if (std::find(other_types.begin(), other_types.end(), type) == other_types.end()) {
+      other_types.push_back(std::move(type));
+    }
+  }
+  void reset() {
+    records = turns = written = 0;
+    other_types.clear();
+    m_counter.reset();
+  }
+  MessageSink& counting(MessageSink& inner) {
+    m_counter.emplace(inner, written);
+    return *m_counter;
+  }
+  std::string why_empty() const {
+    if (records == 0) {
+      return "the input holds no records";
+    }
+    if (turns == 0) {
+      std::vector<std::string> types = other_types;
+      std::sort(types.begin(), types.end());
+      std::string list;
+      for (const std::string& type : types) {
+        list += list.empty() ? "" : ", ";
+        list += type;
+      }
+      return fmt::format("every record is bookkeeping ({})", list);
+    }
+    return fmt::format("none of its {} message{} makes a conversation", turns,
+                       turns == 1 ? "" : "s");
+  }
+
+ private:
+  std::optional<Counter> m_counter;
+};
+
 // Runs one input through a fresh stage and sink, marking the output complete after
 // every `push` and `finish`: what a stage passes on in one call is one unit of
 // all-or-nothing (a record, or a whole conversation).
 class StageHandler final : public InputHandler {
  public:
   StageHandler(const StageFactory& make_stage, const SinkFactory& make_sink, Output& out,
-               LossReport& loss, OnError policy, Diagnostics& diagnostics, ReadStats& stats)
+               LossReport& loss, const ReadOptions& options, Diagnostics& diagnostics,
+               ReadStats& stats)
       : m_make_stage(make_stage),
         m_make_sink(make_sink),
         m_out(out),
         m_loss(loss),
-        m_policy(policy),
+        m_policy(options.on_error),
+        m_explain_empty(options.explain_empty),
         m_diagnostics(diagnostics),
         m_stats(stats) {}
-  void begin_input(const std::string&, Format) override {
+  void begin_input(const std::string& name, Format) override {
     m_stage = m_make_stage();
     m_sink = m_make_sink(m_out, m_loss);
+    m_name = name;
+    m_seen.reset();
     m_guard = std::make_unique<GuardedSink>(*m_sink, m_out, m_policy, m_diagnostics, m_stats);
   }
   void message(Message&& message) override {
-    m_stage->push(std::move(message), *m_guard);
+    if (m_explain_empty) {
+      m_seen.note(message);
+    }
+    m_stage->push(std::move(message), m_explain_empty ? m_seen.counting(*m_guard) : *m_guard);
     m_out.mark_complete();
   }
   void end_input() override {
-    m_stage->finish(*m_guard);
+    m_stage->finish(m_explain_empty ? m_seen.counting(*m_guard) : *m_guard);
     m_stage.reset();
     m_guard->end_input();
     m_guard.reset();
     m_sink.reset();
+    if (m_explain_empty && m_seen.written == 0) {
+      m_diagnostics.warning(Location{std::make_shared<const std::string>(m_name)},
+                            "no conversation to write: " + m_seen.why_empty());
+    }
     m_out.mark_complete();
   }
 
@@ -418,8 +502,11 @@ class StageHandler final : public InputHandler {
   Output& m_out;
   LossReport& m_loss;
   OnError m_policy;
+  bool m_explain_empty;
   Diagnostics& m_diagnostics;
   ReadStats& m_stats;
+  std::string m_name;
+  InputTally m_seen;
   std::unique_ptr<StreamStage> m_stage;
   std::unique_ptr<MessageSink> m_sink;
   std::unique_ptr<GuardedSink> m_guard;
@@ -646,8 +733,8 @@ class ParallelRun {
       try {
         JobOutput out(*this, index);
         JobDiagnostics diagnostics(*this, index);
-        StageHandler handler(m_make_stage, m_make_sink, out, *job.loss, m_options.on_error,
-                             diagnostics, job.stats);
+        StageHandler handler(m_make_stage, m_make_sink, out, *job.loss, m_options, diagnostics,
+                             job.stats);
         InputReader reader(m_options, handler, diagnostics, job.stats, m_open, &m_cancel);
         ++job.stats.inputs;
         try {
@@ -770,8 +857,7 @@ ReadStats run_stage(const std::vector<std::string>& paths, const ReadOptions& op
       for (const std::string& path : inputs) {
         // Each input reports its losses apart, as in a parallel run.
         LossReport input_loss(loss.strict());
-        StageHandler handler(make_stage, make_sink, out, input_loss, options.on_error,
-                             diagnostics, stats);
+        StageHandler handler(make_stage, make_sink, out, input_loss, options, diagnostics, stats);
         InputReader reader(options, handler, diagnostics, stats, open);
         ++stats.inputs;
         reader.read(path);

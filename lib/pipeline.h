@@ -57,6 +57,10 @@ struct ReadOptions {
   Progress* progress = nullptr;  // counters to update, or none
   // Longer records stop the run (RecordReader); `--max-record-size`.
   std::uint64_t max_record_size = k_default_max_record_size;
+  // For a whole-conversation subcommand: an input from which the stage writes nothing
+  // gets a warning saying why (only bookkeeping records, no records at all).
+  // `run_stage` only.
+  bool explain_empty = false;
 };
 
 // Receives what `read_inputs` reads.

@@ -10,6 +10,7 @@
 #include "formats/fields.h"
 #include "formats/json_out.h"
 #include "formats/object_writer.h"
+#include "formats/opencode_storage.h"
 #include "formats/tool_turns.h"
 #include "io/output.h"
 
@@ -364,6 +365,22 @@ class OpenCodeDecoder final : public Decoder {
     if (is_with_parts(root)) {
       decode_line(std::move(record), out);
       return;
+    }
+    if (is_message_info(root) && record.where.file) {
+      // A message file of older storage: its parts are stored beside it.
+      std::optional<std::string> joined = opencode_with_stored_parts(
+          record.raw, string_member(root, "id").value_or(""), *record.where.file);
+      if (joined) {
+        Record whole;
+        whole.where = record.where;
+        whole.source = std::make_shared<Source>(joined->size());
+        if (parse_json(*joined, whole.source->doc) || !is_with_parts(whole.source->doc)) {
+          throw DecodeError("", "a part file beside this message (../../part/) is not JSON");
+        }
+        whole.raw = std::move(*joined);
+        decode_line(std::move(whole), out);
+        return;
+      }
     }
     Message message = begin_message(Format::opencode, record, &root);
     message.content.form = Content::Form::absent;

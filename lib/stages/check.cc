@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -593,7 +594,7 @@ void InputCheck::cycles() {
   }
 }
 
-std::vector<Problem> InputCheck::finish() {
+std::vector<Problem> InputCheck::finish(InputLinks* links) {
   // Parent links mean something only where records have uuids (Claude Code).
   if (m_uuids.empty()) {
     m_links.clear();
@@ -601,9 +602,19 @@ std::vector<Problem> InputCheck::finish() {
   cycles();
   for (const Link& link : m_links) {
     if (!link.parent.empty() && m_uuids.count(link.parent) == 0) {
-      m_problems.push_back(
-          Problem{link.where, "dangling-parent",
-                  fmt::format("parentUuid {} names no record of this file", link.parent)});
+      Problem problem{link.where, "dangling-parent",
+                      fmt::format("parentUuid {} names no record of this file", link.parent)};
+      if (links != nullptr) {
+        links->dangling.push_back(InputLinks::Dangling{link.parent, std::move(problem)});
+      } else {
+        m_problems.push_back(std::move(problem));
+      }
+    }
+  }
+  if (links != nullptr) {
+    links->uuids.reserve(links->uuids.size() + m_uuids.size());
+    for (const auto& [uuid, line] : m_uuids) {
+      links->uuids.push_back(std::hash<std::string_view>{}(uuid));
     }
   }
   m_links.clear();

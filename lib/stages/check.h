@@ -50,6 +50,19 @@ struct Problem {
   std::string message;
 };
 
+// An input's parent links that name no record of it, and the uuids it has: a
+// subagent file's first record names a record of its session's main file, so a link
+// dangles only if no input of the run has its parent (`check_report_sink` decides at
+// the end of the run).
+struct InputLinks {
+  std::vector<std::size_t> uuids;  // hashed (std::hash): 8 bytes a record for the whole run
+  struct Dangling {
+    std::string parent;
+    Problem problem;  // dangling-parent
+  };
+  std::vector<Dangling> dangling;
+};
+
 // Checks one input: each of its conversations against the API's rules, and the
 // input's own integrity (bad records, uuids, parent links) across all of them.
 class InputCheck {
@@ -59,8 +72,10 @@ class InputCheck {
   // Checks one conversation: its records as read, in file order, bad records kept as
   // Kind::invalid.
   void conversation(std::vector<Message> records);
-  // The input ended: every problem found, ordered by line.
-  std::vector<Problem> finish();
+  // The input ended: every problem found, ordered by line. With `links`, parent links
+  // that name no record of this input are put there, with the input's uuids, instead
+  // of being reported as dangling-parent.
+  std::vector<Problem> finish(InputLinks* links = nullptr);
 
  private:
   struct Link {

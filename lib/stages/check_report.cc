@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "io/output.h"
 #include "json.h"
@@ -18,6 +19,49 @@ constexpr std::string_view k_warning_rules[] = {"duplicate-uuid", "dangling-pare
 
 std::string plural(std::uint64_t n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+bool reported_rule(const ReportOptions& options, std::string_view rule) {
+  auto named = [rule](const std::vector<std::string>& rules) {
+    return std::find(rules.begin(), rules.end(), rule) != rules.end();
+  };
+  return (options.select.empty() || named(options.select)) && !named(options.ignore);
+}
+
+bool whole_run(const ReportOptions& options) {
+  return options.format == ReportFormat::sarif || options.format == ReportFormat::junit;
+}
+
+void write_problem(Output& out, const ReportOptions& options, const Problem& p,
+                   Severity severity) {
+  std::string file = p.where.file ? *p.where.file : std::string();
+  std::string_view level = severity_name(severity);
+  if (options.format == ReportFormat::github) {
+    out.write_line(github_annotation(p, level));
+    return;
+  }
+  if (options.format == ReportFormat::text) {
+    std::string place = p.where.line != 0 ? fmt::format("{}:{}", file, p.where.line) : file;
+    out.write_line(fmt::format("{}: {}: {}: {}", place, level, p.rule, p.message));
+    return;
+  }
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  w.Key("file");
+  w.String(file.data(), static_cast<rapidjson::SizeType>(file.size()));
+  if (p.where.line != 0) {
+    w.Key("line");
+    w.Uint64(p.where.line);
+  }
+  w.Key("rule");
+  w.String(p.rule.data(), static_cast<rapidjson::SizeType>(p.rule.size()));
+  w.Key("severity");
+  w.String(level.data(), static_cast<rapidjson::SizeType>(level.size()));
+  w.Key("message");
+  w.String(p.message.data(), static_cast<rapidjson::SizeType>(p.message.size()));
+  w.EndObject();
+  out.write_line(std::string_view(buffer.GetString(), buffer.GetSize()));
 }
 
 class CheckReport final : public MessageSink, public ProblemSink {
@@ -49,7 +93,9 @@ class CheckReport final : public MessageSink, public ProblemSink {
     if (!m_name.empty()) {
       report.file = m_name;
     }
-    std::vector<Problem> problems = m_check.finish();
+    bool links_reported = reported_rule(m_options, "dangling-parent");
+    InputLinks links;
+    std::vector<Problem> problems = m_check.finish(links_reported ? &links : nullptr);
     for (Problem& p : m_extra) {
       problems.push_back(std::move(p));
     }
@@ -58,7 +104,7 @@ class CheckReport final : public MessageSink, public ProblemSink {
       return a.where.line < b.where.line;
     });
     for (Problem& p : problems) {
-      if (!reported_rule(p.rule)) {
+      if (!reported_rule(m_options, p.rule)) {
         continue;
       }
       ++reported;
@@ -67,13 +113,13 @@ class CheckReport final : public MessageSink, public ProblemSink {
       if (report.file.empty() && p.where.file) {
         report.file = *p.where.file;
       }
-      if (whole_run()) {
+      if (whole_run(m_options)) {
         report.problems.push_back(std::move(p));
       } else if (!m_options.quiet) {
-        write(p, severity);
+        write_problem(m_out, m_options, p, severity);
       }
     }
-    if (whole_run()) {
+    if (whole_run(m_options)) {
       std::lock_guard<std::mutex> lock(m_tally->mutex);
       m_tally->reports.push_back(std::move(report));
     }
@@ -81,23 +127,25 @@ class CheckReport final : public MessageSink, public ProblemSink {
     if (reported > 0) {
       ++m_tally->files_with_problems;
     }
+    if (!links_reported) {
+      return;
+    }
+    std::lock_guard<std::mutex> lock(m_tally->links_mutex);
+    m_tally->uuids.insert(links.uuids.begin(), links.uuids.end());
+    if (!links.dangling.empty()) {
+      std::string file = links.dangling.front().problem.where.file
+                             ? *links.dangling.front().problem.where.file
+                             : std::string();
+      m_tally->pending.push_back(
+          CheckTally::PendingInput{std::move(file), reported > 0, std::move(links.dangling)});
+    }
   }
 
  private:
-  bool whole_run() const {
-    return m_options.format == ReportFormat::sarif || m_options.format == ReportFormat::junit;
-  }
   void note_name(const Message& message) {
     if (m_name.empty() && message.where.file) {
       m_name = *message.where.file;
     }
-  }
-
-  bool reported_rule(std::string_view rule) const {
-    auto named = [rule](const std::vector<std::string>& rules) {
-      return std::find(rules.begin(), rules.end(), rule) != rules.end();
-    };
-    return (m_options.select.empty() || named(m_options.select)) && !named(m_options.ignore);
   }
 
   void check() {
@@ -110,37 +158,6 @@ class CheckReport final : public MessageSink, public ProblemSink {
       check_budgets(conversation, m_options.budgets, m_extra);
     }
     m_check.conversation(std::move(conversation));
-  }
-
-  void write(const Problem& p, Severity severity) {
-    std::string file = p.where.file ? *p.where.file : std::string();
-    std::string_view level = severity_name(severity);
-    if (m_options.format == ReportFormat::github) {
-      m_out.write_line(github_annotation(p, level));
-      return;
-    }
-    if (m_options.format == ReportFormat::text) {
-      std::string place = p.where.line != 0 ? fmt::format("{}:{}", file, p.where.line) : file;
-      m_out.write_line(fmt::format("{}: {}: {}: {}", place, level, p.rule, p.message));
-      return;
-    }
-    rapidjson::StringBuffer buffer;
-    JsonWriter w(buffer);
-    w.StartObject();
-    w.Key("file");
-    w.String(file.data(), static_cast<rapidjson::SizeType>(file.size()));
-    if (p.where.line != 0) {
-      w.Key("line");
-      w.Uint64(p.where.line);
-    }
-    w.Key("rule");
-    w.String(p.rule.data(), static_cast<rapidjson::SizeType>(p.rule.size()));
-    w.Key("severity");
-    w.String(level.data(), static_cast<rapidjson::SizeType>(level.size()));
-    w.Key("message");
-    w.String(p.message.data(), static_cast<rapidjson::SizeType>(p.message.size()));
-    w.EndObject();
-    m_out.write_line(std::string_view(buffer.GetString(), buffer.GetSize()));
   }
 
   Output& m_out;
@@ -201,6 +218,53 @@ SinkFactory check_report_sink(ReportOptions options, std::shared_ptr<CheckTally>
     // for the whole run, keeps them alive.
     return std::make_unique<CheckReport>(out, *shared, tally);
   };
+}
+
+void report_dangling_parents(Output& out, const ReportOptions& options, CheckTally& tally,
+                             const std::vector<std::string>& inputs) {
+  std::lock_guard<std::mutex> lock(tally.links_mutex);
+  std::unordered_map<std::string_view, std::size_t> order;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    order.emplace(inputs[i], i);
+  }
+  auto place = [&order](const std::string& file) {
+    auto found = order.find(file);
+    return found == order.end() ? order.size() : found->second;
+  };
+  std::stable_sort(tally.pending.begin(), tally.pending.end(),
+                   [&](const CheckTally::PendingInput& a, const CheckTally::PendingInput& b) {
+                     std::size_t pa = place(a.file);
+                     std::size_t pb = place(b.file);
+                     return pa != pb ? pa < pb : a.file < b.file;
+                   });
+  for (CheckTally::PendingInput& input : tally.pending) {
+    bool any = false;
+    for (InputLinks::Dangling& link : input.dangling) {
+      if (tally.uuids.count(std::hash<std::string_view>{}(link.parent)) > 0) {
+        continue;
+      }
+      any = true;
+      Severity severity = rule_severity(link.problem.rule);
+      ++(severity == Severity::error ? tally.errors : tally.warnings);
+      if (whole_run(options)) {
+        std::lock_guard<std::mutex> reports_lock(tally.mutex);
+        auto report = std::find_if(tally.reports.begin(), tally.reports.end(),
+                                   [&](const FileReport& r) { return r.file == input.file; });
+        if (report == tally.reports.end()) {
+          tally.reports.push_back(FileReport{input.file, {}});
+          report = std::prev(tally.reports.end());
+        }
+        report->problems.push_back(std::move(link.problem));
+      } else if (!options.quiet) {
+        write_problem(out, options, link.problem, severity);
+      }
+    }
+    if (any && !input.counted) {
+      ++tally.files_with_problems;
+    }
+  }
+  tally.pending.clear();
+  tally.uuids.clear();
 }
 
 }  // namespace convo

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "pipeline.h"
@@ -49,6 +50,17 @@ struct CheckTally {
   std::mutex mutex;
   std::vector<FileReport> reports;
 
+  // dangling-parent is decided at the end of the run, when every input's uuids are
+  // known (a subagent file's parent is in its session's main file).
+  struct PendingInput {
+    std::string file;
+    bool counted = false;  // already among files_with_problems
+    std::vector<InputLinks::Dangling> dangling;
+  };
+  std::mutex links_mutex;                 // guards the two below
+  std::unordered_set<std::size_t> uuids;  // every input's, hashed
+  std::vector<PendingInput> pending;      // inputs with links to no record of their own
+
   std::uint64_t problems() const { return errors + warnings; }
 };
 
@@ -74,5 +86,13 @@ SinkFactory check_report_sink(ReportOptions options, std::shared_ptr<CheckTally>
 // The SARIF or JUnit document of a whole run, from `tally.reports` sorted by file
 // name (inputs checked with -j end in any order); empty for the other formats.
 std::string whole_run_report(ReportFormat format, CheckTally& tally, std::string_view version);
+
+// After the run (before `whole_run_report`): reports the dangling-parent problems
+// whose parent no input had, input by input in the order of `inputs` (the run's
+// inputs as expand_inputs lists them), by line within each, and adds them to
+// `tally`: written to `out`, or for SARIF and JUnit added to the input's report. The
+// same report whatever -j was.
+void report_dangling_parents(Output& out, const ReportOptions& options, CheckTally& tally,
+                             const std::vector<std::string>& inputs);
 
 }  // namespace convo
