@@ -611,6 +611,26 @@ int sniff_claude_code(const JsonValue& record) {
   return find_member(record, "role") != nullptr ? -1 : 0;
 }
 
+void claude_code_unmodelled(const Message& message,
+                            const std::function<void(std::string_view)>& unheld) {
+  if (message.kind != Kind::turn || message.json == nullptr || !message.json->IsObject() ||
+      message.container) {
+    return;
+  }
+  bool envelope = false;
+  for (const auto& member : message.json->GetObject()) {
+    std::string_view key = view_of(member.name);
+    if (key == "timestamp") {
+      unheld("timestamps");
+    } else if (key != "type" && key != "message") {
+      envelope = true;
+    }
+  }
+  if (envelope) {
+    unheld("Claude Code record envelopes");
+  }
+}
+
 std::unique_ptr<Decoder> make_claude_code_decoder() {
   return std::make_unique<ClaudeCodeDecoder>();
 }
