@@ -25,6 +25,7 @@ struct Holds {
   bool thinking = true;
   bool signatures = true;
   bool is_error = true;
+  bool envelope = false;  // Claude Code's record envelope (uuid chain, session, ...)
 };
 
 Holds holds(Format format) {
@@ -33,6 +34,7 @@ Holds holds(Format format) {
     case Format::claude_code:
       h.system = false;
       h.names = false;
+      h.envelope = true;
       break;
     case Format::anthropic:
       h.names = false;
@@ -241,6 +243,9 @@ std::vector<std::string> unholdable(const std::vector<Message>& messages, const 
     }
     if (!m.name.empty() && !target.names) {
       out.insert("names");
+    }
+    if (m.origin == Format::claude_code && !target.envelope) {
+      out.insert("Claude Code record envelopes");
     }
     for (const Block& b : m.content.blocks) {
       if (b.type == BlockType::thinking && !target.thinking) {

@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <ctime>
+#include <optional>
+#include <utility>
 
 #include "formats/anthropic_blocks.h"
 #include "formats/fields.h"
@@ -191,6 +195,146 @@ void patch_response_fields(ObjectWriter& message, const JsonValue& original, con
   });
 }
 
+
+// --- Writing a session for messages of another format -----------------------------
+//
+// Claude Code loads a session only when its records form a chain: each user and
+// assistant record has a `uuid`, `parentUuid` naming the record before it, the
+// session's `sessionId` (a UUID), a `timestamp`, and assistant records hold an API
+// response. Records of another format have none of it; it is derived from the input
+// so that the same input always gives the same session (man/convo-convert.1).
+
+// The Claude Code version whose session format convo writes and was checked against
+// (scripts/cc-recapture): the `version` of every record convo makes.
+constexpr std::string_view k_written_version = "2.1.330";
+
+// 128 bits of `text`: two FNV-1a 64-bit hashes with different offsets, each finished
+// by a 64-bit mixer. Not cryptographic: only stable and well spread.
+std::pair<std::uint64_t, std::uint64_t> hash128(std::string_view text) {
+  auto fnv = [&](std::uint64_t h) {
+    for (unsigned char c : text) {
+      h = (h ^ c) * 0x100000001b3ULL;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+  };
+  return {fnv(0xcbf29ce484222325ULL), fnv(0x84222325cbf29ce4ULL)};
+}
+
+// A UUID made from `text` (RFC 9562 version 8, "custom": the hash above).
+std::string derived_uuid(std::string_view text) {
+  auto [hi, lo] = hash128(text);
+  hi = (hi & ~0xf000ULL) | 0x8000ULL;                        // version 8
+  lo = (lo & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // variant 10
+  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xffff,
+                     hi & 0xffff, lo >> 48, lo & 0xffffffffffffULL);
+}
+
+// "msg_" and 24 hex digits made from the record's uuid: an API response id.
+std::string derived_message_id(std::string_view uuid) {
+  auto [hi, lo] = hash128(fmt::format("message:{}", uuid));
+  return fmt::format("msg_{:016x}{:08x}", hi, lo >> 32);
+}
+
+bool is_uuid(std::string_view text) {
+  if (text.size() != 36) {
+    return false;
+  }
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    char c = text[i];
+    bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    if (dash ? c != '-' : !hex) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// "2025-06-19T05:20:00.000Z" for `ms` after the Unix epoch.
+std::string iso_utc(std::int64_t ms) {
+  std::int64_t millis = ((ms % 1000) + 1000) % 1000;
+  auto seconds = static_cast<std::time_t>((ms - millis) / 1000);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
+}
+
+// Milliseconds since the epoch of a UTC time "YYYY-MM-DD[T ]HH:MM:SS[.fff...][Z|+00:00]",
+// or nullopt for anything else (other offsets included: they are not guessed at).
+std::optional<std::int64_t> utc_ms(std::string_view t) {
+  auto digits = [&](std::size_t at, std::size_t n) -> std::optional<int> {
+    if (at + n > t.size()) {
+      return std::nullopt;
+    }
+    int v = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+      if (t[i] < '0' || t[i] > '9') {
+        return std::nullopt;
+      }
+      v = v * 10 + (t[i] - '0');
+    }
+    return v;
+  };
+  auto year = digits(0, 4), month = digits(5, 2), day = digits(8, 2);
+  auto hour = digits(11, 2), minute = digits(14, 2), second = digits(17, 2);
+  if (!year || !month || !day || !hour || !minute || !second || t[4] != '-' || t[7] != '-' ||
+      (t[10] != 'T' && t[10] != ' ') || t[13] != ':' || t[16] != ':' || *month < 1 ||
+      *month > 12 || *day < 1 || *day > 31 || *hour > 23 || *minute > 59 || *second > 60) {
+    return std::nullopt;
+  }
+  std::size_t at = 19;
+  int millis = 0;
+  if (at < t.size() && t[at] == '.') {
+    int scale = 100;
+    ++at;
+    std::size_t start = at;
+    for (; at < t.size() && t[at] >= '0' && t[at] <= '9'; ++at) {
+      millis += (t[at] - '0') * scale;
+      scale /= 10;
+    }
+    if (at == start) {
+      return std::nullopt;
+    }
+  }
+  std::string_view zone = t.substr(at);
+  if (!zone.empty() && zone != "Z" && zone != "+00:00") {
+    return std::nullopt;
+  }
+  // Days from the civil date (Howard Hinnant's algorithm).
+  int y = *year - (*month <= 2 ? 1 : 0);
+  int era = (y >= 0 ? y : y - 399) / 400;
+  int yoe = y - era * 400;
+  int doy = (153 * (*month + (*month > 2 ? -3 : 9)) + 2) / 5 + *day - 1;
+  int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  std::int64_t days = std::int64_t{era} * 146097 + doe - 719468;
+  return ((days * 24 + *hour) * 60 + *minute) * std::int64_t{60000} + *second * 1000 + millis;
+}
+
+// Claude Code's stop_reason for another format's: OpenAI's finish_reason, OpenCode's
+// finish, LangChain's; an Anthropic one stays. Empty when there is none to give.
+std::string_view anthropic_stop_reason(std::string_view reason) {
+  if (reason == "stop" || reason == "end_turn" || reason == "STOP") {
+    return "end_turn";
+  }
+  if (reason == "tool_calls" || reason == "tool-calls" || reason == "function_call" ||
+      reason == "tool_use") {
+    return "tool_use";
+  }
+  if (reason == "length" || reason == "max_tokens" || reason == "MAX_TOKENS") {
+    return "max_tokens";
+  }
+  if (reason == "stop_sequence" || reason == "pause_turn" || reason == "refusal") {
+    return reason;
+  }
+  return "";
+}
+
 class ClaudeCodeEncoder final : public EncoderBase {
  public:
   explicit ClaudeCodeEncoder(LossReport& loss) : EncoderBase(Format::claude_code, loss) {}
@@ -221,11 +365,145 @@ class ClaudeCodeEncoder final : public EncoderBase {
     }
     rapidjson::StringBuffer buffer;
     JsonWriter writer(buffer);
-    write_record(writer, message);
+    if (same_format(message)) {
+      write_record(writer, message);
+    } else {
+      write_new_record(writer, message);
+    }
     values.emplace_back(buffer.GetString(), buffer.GetSize());
   }
 
  private:
+  // The session being written for the messages of one input file of another format.
+  struct Chain {
+    std::string file;           // the input's name
+    std::size_t position = 0;   // records written for it so far
+    std::string previous_uuid;  // the last record's uuid: the next one's parentUuid
+    std::string session_id;     // the session id given to the last record
+    std::optional<std::int64_t> last_ms;  // the last record's time
+  };
+
+  // Writes a turn of another format as a Claude Code record that Claude Code loads:
+  // the chain fields derived from the input (the Chain), the message as Claude Code
+  // writes it (an API response for assistant records).
+  void write_new_record(JsonWriter& w, const Message& m) {
+    const Envelope& e = m.envelope;
+    std::string file = m.where.file ? *m.where.file : std::string("-");
+    if (file != m_chain.file || m_chain.position == 0) {
+      m_chain = Chain{};
+      m_chain.file = file;
+    }
+    const std::size_t position = m_chain.position++;
+    const bool assistant = m.role == Role::assistant;
+    std::string_view type = assistant ? "assistant" : "user";
+    DropFn drop_block = [&](std::string_view what) { drop(what, m); };
+    const bool keep = uses_anthropic_blocks(m.origin);
+    auto content_json = [&](const DropFn& on_drop) {
+      rapidjson::StringBuffer buffer;
+      JsonWriter cw(buffer);
+      write_anthropic_content(cw, m.content, keep, on_drop);
+      return std::string(buffer.GetString(), buffer.GetSize());
+    };
+    std::string content = m.content.form == Content::Form::absent
+                              ? std::string()
+                              : content_json([](std::string_view) {});
+
+    // The session: the source's when it has a UUID one, a UUID derived from its id
+    // when it has another (Claude Code resumes only UUID sessions), else the one given
+    // so far to this input, else one derived from the input's name.
+    std::string source_session = e.session_id.empty() ? session_of_request(m) : e.session_id;
+    if (!source_session.empty()) {
+      m_chain.session_id =
+          is_uuid(source_session) ? source_session : derived_uuid("session:" + source_session);
+    } else if (m_chain.session_id.empty()) {
+      m_chain.session_id = derived_uuid("session:" + file);
+    }
+    const std::string uuid = derived_uuid(
+        fmt::format("record:{}:{}:{}:{}", file, position, type, content));
+    // The time: the source's (UTC ISO 8601); else 1 ms after the record before;
+    // else `position` ms after the Unix epoch.
+    std::optional<std::int64_t> ms;
+    if (!m.timestamp.empty()) {
+      ms = utc_ms(m.timestamp);
+      if (!ms) {
+        drop("timestamps that are not UTC ISO 8601 times", m);
+      }
+    }
+    if (!ms) {
+      ms = m_chain.last_ms ? *m_chain.last_ms + 1 : std::int64_t(position);
+    }
+    m_chain.last_ms = ms;
+
+    ObjectWriter record(w, nullptr);
+    if (m_chain.previous_uuid.empty()) {
+      record.set_null("parentUuid");
+    } else {
+      record.set_string("parentUuid", m_chain.previous_uuid);
+    }
+    record.set_bool("isSidechain", e.is_sidechain);
+    record.set_string("userType", "external");
+    record.set_string("cwd", "/");
+    record.set_string("sessionId", m_chain.session_id);
+    record.set_string("version", k_written_version);
+    record.set_string("type", type);
+    record.set("message", [&](JsonWriter& writer) {
+      ObjectWriter message(writer, nullptr);
+      if (assistant) {
+        if (!e.model.empty()) {
+          message.set_string("model", e.model);
+        }
+        message.set_string("id", e.message_id.empty() ? derived_message_id(uuid) : e.message_id);
+        message.set_string("type", "message");
+      }
+      message.set_string("role", type);
+      if (!content.empty()) {
+        message.set("content", [&](JsonWriter& cw) {
+          write_anthropic_content(cw, m.content, keep, drop_block);
+        });
+      }
+      if (assistant) {
+        std::string_view stop = anthropic_stop_reason(e.stop_reason);
+        if (!e.stop_reason.empty() && stop.empty()) {
+          drop("stop reasons Claude Code does not know", m);
+        }
+        if (stop.empty()) {
+          message.set_null("stop_reason");
+        } else {
+          message.set_string("stop_reason", stop);
+        }
+        message.set_null("stop_sequence");
+        const Usage& u = m.usage;
+        std::pair<std::string_view, std::optional<std::int64_t>> counts[] = {
+            {"input_tokens", u.input},
+            {"cache_creation_input_tokens", u.cache_write},
+            {"cache_read_input_tokens", u.cache_read},
+            {"output_tokens", u.output},
+        };
+        if (u.input || u.output || u.cache_read || u.cache_write) {
+          message.set("usage", [&](JsonWriter& uw) {
+            ObjectWriter usage(uw, nullptr);
+            for (const auto& [key, value] : counts) {
+              if (value) {
+                usage.set_int(key, *value);
+              }
+            }
+            usage.write();
+          });
+        }
+      }
+      message.write();
+    });
+    if (e.is_meta) {
+      record.set_bool("isMeta", true);
+    }
+    record.set_string("uuid", uuid);
+    record.set_string("timestamp", iso_utc(*ms));
+    record.write();
+    m_chain.previous_uuid = uuid;
+  }
+
+  Chain m_chain;
+
   // Writes the record: the original with the modelled members replaced when the
   // message is a Claude Code record, otherwise a new record with what it has.
   void write_record(JsonWriter& w, const Message& m) {
@@ -331,6 +609,26 @@ int sniff_claude_code(const JsonValue& record) {
     return find_member(record, "role") != nullptr ? -1 : 5;
   }
   return find_member(record, "role") != nullptr ? -1 : 0;
+}
+
+void claude_code_unmodelled(const Message& message,
+                            const std::function<void(std::string_view)>& unheld) {
+  if (message.kind != Kind::turn || message.json == nullptr || !message.json->IsObject() ||
+      message.container) {
+    return;
+  }
+  bool envelope = false;
+  for (const auto& member : message.json->GetObject()) {
+    std::string_view key = view_of(member.name);
+    if (key == "timestamp") {
+      unheld("timestamps");
+    } else if (key != "type" && key != "message") {
+      envelope = true;
+    }
+  }
+  if (envelope) {
+    unheld("Claude Code record envelopes");
+  }
 }
 
 std::unique_ptr<Decoder> make_claude_code_decoder() {

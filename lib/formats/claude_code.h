@@ -5,7 +5,9 @@
 // through as `unknown`. Also read: the `{"loglines": [...]}` container.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string_view>
 
 #include "formats/format.h"
 
@@ -13,6 +15,10 @@ namespace convo {
 
 int sniff_claude_code(const JsonValue& record);
 std::unique_ptr<Decoder> make_claude_code_decoder();
+// Calls `unheld` with what a turn record carries beside its message that no other
+// format has a place for: its timestamp, and its envelope (uuid chain, session, ...).
+void claude_code_unmodelled(const Message& message,
+                            const std::function<void(std::string_view)>& unheld);
 std::unique_ptr<Encoder> make_claude_code_encoder(LossReport& loss);
 
 }  // namespace convo

@@ -517,7 +517,8 @@ namespace {
 const FormatInfo k_formats[] = {
     {Format::claude_code, "claude-code",
      "Claude Code session logs (~/.claude/projects/*/*.jsonl), also {\"loglines\": [...]}",
-     sniff_claude_code, make_claude_code_decoder, make_claude_code_encoder, true, false, true},
+     sniff_claude_code, make_claude_code_decoder, make_claude_code_encoder, true, false, true,
+     claude_code_unmodelled},
     {Format::anthropic, "anthropic",
      "Anthropic Messages API messages, one per line; request bodies as input",
      sniff_anthropic, make_anthropic_decoder, make_anthropic_encoder},
