@@ -170,7 +170,7 @@ TEST_CASE("several jobs give the output, warnings and losses of one job", "[pipe
   auto files = many_files();
   JobsResult one = convert_files(files, 1, OnError::skip);
   CHECK(one.error.empty());
-  CHECK(one.warnings.back().find("openai cannot hold thinking blocks (") != std::string::npos);
+  CHECK(one.warnings.back().find("thinking blocks (") != std::string::npos);
   for (unsigned jobs : {2u, 3u, 8u}) {
     CHECK(convert_files(files, jobs, OnError::skip) == one);
   }

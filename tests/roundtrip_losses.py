@@ -7,7 +7,8 @@ compared, record by record as JSON, with `convert --to TARGET | convert --from
 TARGET --to SOURCE` (the round trip). Each differing JSON path, normalised (array
 indices dropped; an array element present on one side only is named by its "type",
 e.g. `message.content.thinking`; a whole record present on one side only is
-`<record>.TYPE`), is excused only by a loss that one of the two conversions
+`<record>.TYPE`; members that are null, [] or {} count as absent, and a request
+or response body's messages as records of their own), is excused only by a loss that one of the two conversions
 printed on stderr ("openai cannot hold thinking blocks (3), ...") and that covers
 it: a loss name covers a path component spelled like the name without its generic
 noun ("thinking blocks" covers `thinking`, "tools of request bodies" covers
@@ -64,7 +65,7 @@ COVERS = {
 }
 # Nouns that name the kind of thing, not the thing: "thinking blocks" -> thinking.
 GENERIC = re.compile(r"\s+(blocks?|records?|parts?|fields?|members?|items?|messages?|"
-                     r"of request bodies|of messages|of records)$")
+                     r"of request bodies|of response bodies|of messages|of records)$")
 
 
 def snake(name):
@@ -130,13 +131,29 @@ def flatten(recs):
             for choice in rec["choices"]:
                 if isinstance(choice, dict) and "message" in choice:
                     messages.append(choice["message"])
-                    for k, v in choice.items():
-                        if k != "message":
-                            body.setdefault("choices", {})[k] = v
+                    body.update({k: v for k, v in choice.items() if k != "message"})
             body.update({k: v for k, v in rec.items() if k != "choices"})
         else:
             messages.append(rec)
     return messages, body
+
+
+def tidy(value):
+    """Drops what carries nothing: members that are null, [] or {}, and the
+    `"type": "message"` marker of Anthropic response messages (a layout)."""
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            v = tidy(v)
+            if v is None or v == [] or v == {}:
+                continue
+            if k == "type" and v == "message" and "role" in value:
+                continue
+            out[k] = v
+        return out
+    if isinstance(value, list):
+        return [tidy(v) for v in value]
+    return value
 
 
 def canon(value):
@@ -194,7 +211,7 @@ def check_file(binary, source, path):
     rc, own, _ = convo(binary, "convert", "-q", "--from", source, "--to", source, path)
     if rc != 0:
         return []
-    own_records, own_body = flatten(records(own))
+    own_records, own_body = flatten(tidy(records(own)))
     found = []
     for target in TARGETS:
         if target == source:
@@ -210,7 +227,7 @@ def check_file(binary, source, path):
             found.append((target, "<cannot read back>", None))
             continue
         paths = set()
-        back_records, back_body = flatten(records(back))
+        back_records, back_body = flatten(tidy(records(back)))
         diff_sequences_records(own_records, back_records, paths)
         diff(own_body, back_body, "", paths)
         named = losses(err1) | losses(err2)

@@ -165,6 +165,11 @@ class EncoderBase : public Encoder {
   // place for beyond its content: cost, and members convo does not model.
   void drop_unheld(const Message& message);
 
+  // Reports each member of a response body's choices but `message` ("finish_reason
+  // of response bodies"), once per body.
+  void counted_choice_members(const JsonValue& choices, std::string_view kind,
+                              const Message& message);
+
   // Reports that this format cannot hold `what` from `message`.
   void drop(std::string_view what, const Message& message) {
     m_loss.drop(m_format, what, message.where);
