@@ -7,8 +7,9 @@ compared, record by record as JSON, with `convert --to TARGET | convert --from
 TARGET --to SOURCE` (the round trip). Each differing JSON path, normalised (array
 indices dropped; an array element present on one side only is named by its "type",
 e.g. `message.content.thinking`; a whole record present on one side only is
-`<record>.TYPE`; members that are null, [] or {} count as absent, and a request
-or response body's messages as records of their own), is excused only by a loss that one of the two conversions
+`<record>.TYPE`; members that are null, [] or {} count as absent, a content of
+one plain text block as its string, and a request or response body's messages as
+records of their own), is excused only by a loss that one of the two conversions
 printed on stderr ("openai cannot hold thinking blocks (3), ...") and that covers
 it: a loss name covers a path component spelled like the name without its generic
 noun ("thinking blocks" covers `thinking`, "tools of request bodies" covers
@@ -125,8 +126,10 @@ def flatten(recs):
     messages, body = [], {}
     for rec in recs:
         if isinstance(rec, dict) and isinstance(rec.get("messages"), list):
+            if "system" in rec:  # an Anthropic request's system prompt leads the turns
+                messages.append({"role": "system", "content": rec["system"]})
             messages.extend(rec["messages"])
-            body.update({k: v for k, v in rec.items() if k != "messages"})
+            body.update({k: v for k, v in rec.items() if k not in ("messages", "system")})
         elif isinstance(rec, dict) and isinstance(rec.get("choices"), list):
             for choice in rec["choices"]:
                 if isinstance(choice, dict) and "message" in choice:
@@ -139,8 +142,9 @@ def flatten(recs):
 
 
 def tidy(value):
-    """Drops what carries nothing: members that are null, [] or {}, and the
-    `"type": "message"` marker of Anthropic response messages (a layout)."""
+    """Drops what carries nothing: members that are null, [] or {}, the
+    `"type": "message"` marker of Anthropic response messages (a layout), and a
+    content of one plain text block, the same as its text as a string."""
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
@@ -149,6 +153,10 @@ def tidy(value):
                 continue
             if k == "type" and v == "message" and "role" in value:
                 continue
+            if (k == "content" and isinstance(v, list) and len(v) == 1 and
+                    isinstance(v[0], dict) and set(v[0]) == {"type", "text"} and
+                    v[0]["type"] == "text"):
+                v = v[0]["text"]  # one plain text block says what the string does
             out[k] = v
         return out
     if isinstance(value, list):
