@@ -207,9 +207,10 @@ TEST_CASE("assembled messages are written in another format with --to", "[assemb
   CHECK(run.out ==
         R"({"role":"assistant","content":"Paris is sunny.","tool_calls":[{"id":"toolu_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]})" "\n");
   REQUIRE(run.warnings.size() == 1);
-  CHECK(run.warnings[0].find("openai cannot hold thinking blocks (1)") != std::string::npos);
+  CHECK(run.warnings[0].find("openai cannot hold message ids (1), model names (1), stop reasons (1), "
+                             "usage (1), thinking blocks (1)") != std::string::npos);
   options.strict = true;
-  CHECK(run_assemble(k_anthropic_sse, options).error.find("openai cannot hold thinking blocks (--strict)") !=
+  CHECK(run_assemble(k_anthropic_sse, options).error.find("openai cannot hold message ids (--strict)") !=
         std::string::npos);
 }
 

@@ -622,12 +622,17 @@ void claude_code_unmodelled(const Message& message,
     std::string_view key = view_of(member.name);
     if (key == "timestamp") {
       unheld("timestamps");
-    } else if (key != "type" && key != "message") {
+    } else if (key == "toolUseResult") {
+      unheld("tool use results");  // the tool's structured result, beside the message
+    } else if (key != "type" && key != "message" && key != "content") {
       envelope = true;
     }
   }
   if (envelope) {
     unheld("Claude Code record envelopes");
+  }
+  if (const JsonValue* inner = find_member(*message.json, "message")) {
+    response_message_members(*inner, unheld);  // the API response's id, model, usage
   }
 }
 

@@ -15,8 +15,9 @@ namespace convo {
 
 int sniff_claude_code(const JsonValue& record);
 std::unique_ptr<Decoder> make_claude_code_decoder();
-// Calls `unheld` with what a turn record carries beside its message that no other
-// format has a place for: its timestamp, and its envelope (uuid chain, session, ...).
+// Calls `unheld` with what a turn record carries that no other format has a place
+// for: its timestamp, its envelope (uuid chain, session, ...), the structured tool
+// result beside its message, and its message's response members (id, model, usage).
 void claude_code_unmodelled(const Message& message,
                             const std::function<void(std::string_view)>& unheld);
 std::unique_ptr<Encoder> make_claude_code_encoder(LossReport& loss);

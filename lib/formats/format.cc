@@ -340,20 +340,30 @@ void EncoderBase::drop_unheld(const Message& message) {
   }
   const FormatInfo& target = format_info(m_format);
   if (message.container && message.container.get() != m_counted_container &&
-      message.container->array_key == "messages" &&
+      (message.container->array_key == "messages" ||
+       message.container->array_key == "choices") &&
       (message.container->format == Format::anthropic ||
        message.container->format == Format::openai)) {
-    // A request body's settings (tools, tool_choice, thinking, metadata, ...) have no
-    // place in a message-per-line format: counted once per body, by name.
+    // A request body's settings (tools, tool_choice, thinking, metadata, ...) and a
+    // response body's members (id, model, usage, created, each choice's
+    // finish_reason, ...) have no place in a message-per-line format: counted once
+    // per body, by name.
     m_counted_container = message.container.get();
-    const JsonValue& root = message.container->source->doc;
+    const Container& body = *message.container;
+    bool response = body.array_key == "choices";
+    std::string_view kind = response ? "response bodies" : "request bodies";
+    const JsonValue& root = body.source->doc;
     if (root.IsObject()) {
       for (const auto& member : root.GetObject()) {
         std::string_view key = view_of(member.name);
-        if (key == "messages" || (key == "system" && message.container->system_slot)) {
+        if (key == "system" && body.system_slot) {
           continue;
         }
-        drop(fmt::format("{} of request bodies", key), message);
+        if (key != body.array_key) {
+          drop(fmt::format("{} of {}", key, kind), message);
+        } else if (response && member.value.IsArray()) {
+          counted_choice_members(member.value, kind, message);
+        }
       }
     }
   }
@@ -368,8 +378,30 @@ void EncoderBase::drop_unheld(const Message& message) {
       if (what == "timestamps" && target.holds_timestamps) {
         return;
       }
+      if (m_format == Format::claude_code &&
+          (what == "message ids" || what == "model names" || what == "stop reasons" ||
+           what == "usage" || what.ends_with(" of response messages"))) {
+        return;  // a Claude Code record's message is an Anthropic response message
+      }
       drop(what, message);
     });
+  }
+}
+
+void EncoderBase::counted_choice_members(const JsonValue& choices, std::string_view kind,
+                                         const Message& message) {
+  std::vector<std::string_view> seen;
+  for (const JsonValue& choice : choices.GetArray()) {
+    if (!choice.IsObject()) {
+      continue;
+    }
+    for (const auto& member : choice.GetObject()) {
+      std::string_view key = view_of(member.name);
+      if (key != "message" && std::find(seen.begin(), seen.end(), key) == seen.end()) {
+        seen.push_back(key);
+        drop(fmt::format("{} of {}", key, kind), message);
+      }
+    }
   }
 }
 
@@ -512,7 +544,42 @@ void EncoderBase::write_changed_container(const Container& container, std::vecto
 
 // --- Registry ---
 
+// An Anthropic message's members beyond its turn, by kind: a response's id ("message
+// ids"), model, stop_reason and stop_sequence, usage, and any other by its key
+// ("container of response messages"). A Claude Code record's
+// message is one; Claude Code itself holds them all.
+void response_message_members(const JsonValue& object,
+                              const std::function<void(std::string_view)>& unheld) {
+  if (!object.IsObject()) {
+    return;
+  }
+  for (const auto& member : object.GetObject()) {
+    std::string_view key = view_of(member.name);
+    if (key == "role" || key == "content" || key == "type" || member.value.IsNull()) {
+      continue;  // the turn itself; "type": "message" says only that it is one
+    }
+    if (key == "id") {
+      unheld("message ids");
+    } else if (key == "model") {
+      unheld("model names");
+    } else if (key == "stop_reason" || key == "stop_sequence") {
+      unheld("stop reasons");
+    } else if (key == "usage") {
+      unheld("usage");
+    } else {
+      unheld(fmt::format("{} of response messages", key));
+    }
+  }
+}
+
 namespace {
+
+void anthropic_unmodelled(const Message& message,
+                          const std::function<void(std::string_view)>& unheld) {
+  if (message.json != nullptr && !message.container) {
+    response_message_members(*message.json, unheld);
+  }
+}
 
 const FormatInfo k_formats[] = {
     {Format::claude_code, "claude-code",
@@ -521,7 +588,8 @@ const FormatInfo k_formats[] = {
      claude_code_unmodelled},
     {Format::anthropic, "anthropic",
      "Anthropic Messages API messages, one per line; request bodies as input",
-     sniff_anthropic, make_anthropic_decoder, make_anthropic_encoder},
+     sniff_anthropic, make_anthropic_decoder, make_anthropic_encoder, false, false, false,
+     anthropic_unmodelled},
     {Format::openai, "openai",
      "OpenAI Chat Completions messages, one per line; request and response bodies as input",
      sniff_openai, make_openai_decoder, make_openai_encoder},

@@ -165,6 +165,11 @@ class EncoderBase : public Encoder {
   // place for beyond its content: cost, and members convo does not model.
   void drop_unheld(const Message& message);
 
+  // Reports each member of a response body's choices but `message` ("finish_reason
+  // of response bodies"), once per body.
+  void counted_choice_members(const JsonValue& choices, std::string_view kind,
+                              const Message& message);
+
   // Reports that this format cannot hold `what` from `message`.
   void drop(std::string_view what, const Message& message) {
     m_loss.drop(m_format, what, message.where);
@@ -282,5 +287,11 @@ std::string not_a_transcript(std::string_view what);
 // format with --from, so only what the format cannot hold is refused.
 std::optional<std::string> refuse_unknown_record(Format format, const JsonValue& record,
                                                  bool forced);
+
+// Calls `unheld` with an Anthropic message's members beyond its turn, by kind: a
+// response's id ("message ids"), model ("model names"), stop_reason and stop_sequence
+// ("stop reasons"), usage, and any other by its key ("KEY of response messages").
+void response_message_members(const JsonValue& object,
+                              const std::function<void(std::string_view)>& unheld);
 
 }  // namespace convo

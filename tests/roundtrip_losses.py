@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""Every difference a round trip makes must be one the warnings named.
+
+For each file of ../shared/corpus in a format convo reads, and each other target
+format: `convert --to SOURCE` (the input as convo writes it in its own format) is
+compared, record by record as JSON, with `convert --to TARGET | convert --from
+TARGET --to SOURCE` (the round trip). Each differing JSON path, normalised (array
+indices dropped; an array element present on one side only is named by its "type",
+e.g. `message.content.thinking`; a whole record present on one side only is
+`<record>.TYPE`; members that are null, [] or {} count as absent, a content of
+one plain text block as its string, and a request or response body's messages as
+records of their own), is excused only by a loss that one of the two conversions
+printed on stderr ("openai cannot hold thinking blocks (3), ...") and that covers
+it: a loss name covers a path component spelled like the name without its generic
+noun ("thinking blocks" covers `thinking`, "tools of request bodies" covers
+`tools`), or one listed in COVERS below.
+
+The test passes when the unexcused differences (counted as distinct FILE TARGET
+PATH triples) are at most the figure on the first line of the expectation file
+(tests/roundtrip_losses.expected, a ratchet: lower it as losses get named; the
+goal is 0; its other lines count them by SOURCE -> TARGET PATH, largest first). Skipped (exit 77) without the corpus.
+
+  roundtrip_losses.py CONVO SOURCE_DIR [--update] [--jobs N] [--report]
+"""
+
+import argparse
+import collections
+import concurrent.futures
+import difflib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+# Corpus folder -> the format convo reads it as.
+SOURCES = {
+    "claude-code": "claude-code",
+    "anthropic-api": "anthropic",
+    "openai-chat": "openai",
+    "langchain": "langchain",
+    "opencode": "opencode",
+}
+TARGETS = ["claude-code", "anthropic", "openai", "langchain", "agentscope", "opencode", "synaptic"]
+
+# Loss names whose paths cannot be derived from the name itself: name -> the path
+# components (normalised: snake_case, lower) it covers. Small on purpose.
+COVERS = {
+    "timestamps": {"timestamp", "created", "created_at", "time", "updated_at"},
+    "claude code record envelopes": {
+        "uuid", "parent_uuid", "logical_parent_uuid", "session_id", "timestamp", "cwd",
+        "git_branch", "version", "user_type", "is_sidechain", "request_id", "slug",
+        "is_meta", "is_compact_summary", "is_visible_in_transcript_only", "agent_id",
+        "permission_mode", "thinking_metadata", "todos", "level", "subtype",
+        "tool_use_result", "is_api_error_message", "source_tool_use_id",
+        "source_tool_assistant_uuid", "is_snapshot_update", "leaf_uuid",
+        "mcp_meta", "planning_mode"},
+    "message ids": {"id", "message_id"},
+    "usage": {"usage", "cache_creation", "cache_read_input_tokens",
+              "cache_creation_input_tokens", "service_tier", "server_tool_use"},
+    "model names": {"model"},
+    "stop reasons": {"stop_reason", "stop_sequence", "finish_reason"},
+    "cache control": {"cache_control"},
+    "signatures": {"signature"},
+}
+# Nouns that name the kind of thing, not the thing: "thinking blocks" -> thinking.
+GENERIC = re.compile(r"\s+(blocks?|records?|parts?|fields?|members?|items?|messages?|"
+                     r"of request bodies|of response bodies|of messages|of records)$")
+
+
+def snake(name):
+    name = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name)
+    return name.replace("-", "_").replace(" ", "_").lower()
+
+
+def covered(loss, path):
+    """True when the loss named `loss` covers the normalised JSON path `path`."""
+    parts = {snake(p) for p in path.split(".")}
+    parts |= {p[:-1] for p in parts if p.endswith("s")}
+    name = loss.lower()
+    if name in COVERS:
+        return bool(parts & COVERS[name])
+    stem = name
+    while True:
+        shorter = GENERIC.sub("", stem)
+        if shorter == stem:
+            break
+        stem = shorter
+    stem = snake(stem)
+    return stem in parts or stem.rstrip("s") in parts
+
+
+LOSS_LINE = re.compile(r"(\S+) cannot hold (.*?)(?=;\s*\S+ cannot hold|$)")
+LOSS_ITEM = re.compile(r"\s*([^,;]+?) \((\d+)\)")
+
+
+def losses(stderr):
+    """The loss names a conversion printed: 'openai cannot hold thinking blocks (3)'."""
+    names = set()
+    for line in stderr.splitlines():
+        for match in LOSS_LINE.finditer(line):
+            for item in LOSS_ITEM.finditer(match.group(2)):
+                names.add(item.group(1).strip())
+    return names
+
+
+def records(text):
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            out.append(line)
+    return out
+
+
+def flatten(recs):
+    """A request or response body's messages as records of their own, and the
+    body's other members (`model`, `usage`, `choices.finish_reason`, ...) apart:
+    a round trip through a message-per-line format writes messages one per line,
+    a change of layout, not of content."""
+    messages, body = [], {}
+    for rec in recs:
+        if isinstance(rec, dict) and isinstance(rec.get("messages"), list):
+            if "system" in rec:  # an Anthropic request's system prompt leads the turns
+                messages.append({"role": "system", "content": rec["system"]})
+            messages.extend(rec["messages"])
+            body.update({k: v for k, v in rec.items() if k not in ("messages", "system")})
+        elif isinstance(rec, dict) and isinstance(rec.get("choices"), list):
+            for choice in rec["choices"]:
+                if isinstance(choice, dict) and "message" in choice:
+                    messages.append(choice["message"])
+                    body.update({k: v for k, v in choice.items() if k != "message"})
+            body.update({k: v for k, v in rec.items() if k != "choices"})
+        else:
+            messages.append(rec)
+    return messages, body
+
+
+def tidy(value):
+    """Drops what carries nothing: members that are null, [] or {}, the
+    `"type": "message"` marker of Anthropic response messages (a layout), and a
+    content of one plain text block, the same as its text as a string."""
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            v = tidy(v)
+            if v is None or v == [] or v == {}:
+                continue
+            if k == "type" and v == "message" and "role" in value:
+                continue
+            if (k == "content" and isinstance(v, list) and len(v) == 1 and
+                    isinstance(v[0], dict) and set(v[0]) == {"type", "text"} and
+                    v[0]["type"] == "text"):
+                v = v[0]["text"]  # one plain text block says what the string does
+            out[k] = v
+        return out
+    if isinstance(value, list):
+        return [tidy(v) for v in value]
+    return value
+
+
+def canon(value):
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def kind(value):
+    if isinstance(value, dict):
+        for key in ("type", "role", "kind"):
+            if isinstance(value.get(key), str):
+                return value[key]
+        return "object"
+    return type(value).__name__
+
+
+def join(path, key):
+    return f"{path}.{key}" if path else key
+
+
+def diff(a, b, path, out):
+    """Adds to `out` the normalised paths where JSON values `a` and `b` differ."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in a.keys() | b.keys():
+            if key not in a or key not in b:
+                out.add(join(path, key))
+            elif a[key] != b[key]:
+                diff(a[key], b[key], join(path, key), out)
+    elif isinstance(a, list) and isinstance(b, list):
+        diff_sequences(a, b, path, out)
+    elif a != b:
+        out.add(path or "<value>")
+
+
+def diff_sequences(a, b, path, out):
+    matcher = difflib.SequenceMatcher(None, [canon(x) for x in a], [canon(x) for x in b],
+                                      autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        left, right = a[i1:i2], b[j1:j2]
+        for x, y in zip(left, right):
+            diff(x, y, path, out)
+        for extra in left[len(right):] + right[len(left):]:
+            out.add(join(path, kind(extra)))
+
+
+def convo(binary, *args, stdin=None):
+    result = subprocess.run([binary, *args], input=stdin, capture_output=True, timeout=120)
+    return (result.returncode, result.stdout.decode("utf-8", "replace"),
+            result.stderr.decode("utf-8", "replace"))
+
+
+def check_file(binary, source, path):
+    """[(target, path, excused_by or None)] for one corpus file."""
+    rc, own, _ = convo(binary, "convert", "-q", "--from", source, "--to", source, path)
+    if rc != 0:
+        return []
+    own_records, own_body = flatten(tidy(records(own)))
+    found = []
+    for target in TARGETS:
+        if target == source:
+            continue
+        rc, there, err1 = convo(binary, "convert", "--from", source, "--to", target, path)
+        if rc != 0:
+            continue
+        with tempfile.NamedTemporaryFile("w", suffix=".jsonl", encoding="utf-8") as tmp:
+            tmp.write(there)
+            tmp.flush()
+            rc, back, err2 = convo(binary, "convert", "--from", target, "--to", source, tmp.name)
+        if rc != 0:
+            found.append((target, "<cannot read back>", None))
+            continue
+        paths = set()
+        back_records, back_body = flatten(tidy(records(back)))
+        diff_sequences_records(own_records, back_records, paths)
+        diff(own_body, back_body, "", paths)
+        named = losses(err1) | losses(err2)
+        for p in sorted(paths):
+            excuse = next((n for n in sorted(named) if covered(n, p)), None)
+            found.append((target, p, excuse))
+    return found
+
+
+def diff_sequences_records(a, b, out):
+    matcher = difflib.SequenceMatcher(None, [canon(x) for x in a], [canon(x) for x in b],
+                                      autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        left, right = a[i1:i2], b[j1:j2]
+        for x, y in zip(left, right):
+            diff(x, y, "", out)
+        for extra in left[len(right):] + right[len(left):]:
+            out.add(join("<record>", kind(extra)))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("convo")
+    parser.add_argument("source_dir")
+    parser.add_argument("--update", action="store_true",
+                        help="write the expectation file from this run")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--report", action="store_true",
+                        help="list every unexcused difference: SOURCE -> TARGET PATH FILE")
+    args = parser.parse_args()
+    corpus = os.path.join(args.source_dir, "..", "shared", "corpus")
+    expected_file = os.path.join(args.source_dir, "tests", "roundtrip_losses.expected")
+    if not os.path.isdir(corpus):
+        print(f"SKIPPED: no corpus at {corpus}")
+        return 77
+    work = []
+    for folder, source in SOURCES.items():
+        root = os.path.join(corpus, folder)
+        for dirpath, _, names in os.walk(root):
+            for name in names:
+                if name.endswith((".json", ".jsonl")):
+                    work.append((source, os.path.join(dirpath, name)))
+    work.sort(key=lambda w: w[1])
+    unexcused = []
+    excused = 0
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        futures = {pool.submit(check_file, args.convo, s, p): (s, p) for s, p in work}
+        for future in concurrent.futures.as_completed(futures):
+            source, path = futures[future]
+            rel = os.path.relpath(path, corpus)
+            for target, p, excuse in future.result():
+                if excuse is None:
+                    unexcused.append(f"{source} -> {target} {p} {rel}")
+                else:
+                    excused += 1
+    unexcused.sort()
+    classes = collections.Counter(" ".join(u.split(" ")[:4]) for u in unexcused)
+    print(f"{len(work)} files, {excused} differences excused by a named loss, "
+          f"{len(unexcused)} unexcused")
+    if args.report:
+        for u in unexcused:
+            print("  " + u)
+    if args.update:
+        with open(expected_file, "w", encoding="utf-8") as f:
+            f.write(f"{len(unexcused)}\n")
+            for cls, count in sorted(classes.items(), key=lambda c: (-c[1], c[0])):
+                f.write(f"{count} {cls}\n")
+        print(f"wrote {expected_file}")
+        return 0
+    with open(expected_file, encoding="utf-8") as f:
+        limit = int(f.readline())
+        listed = {}
+        for line in f:
+            count, cls = line.rstrip("\n").split(" ", 1)
+            listed[cls] = int(count)
+    grown = [(cls, count) for cls, count in classes.items() if count > listed.get(cls, 0)]
+    if len(unexcused) > limit:
+        print(f"FAIL: {len(unexcused)} unexcused differences, more than the {limit} of "
+              f"{expected_file}; classes that grew (SOURCE -> TARGET PATH):")
+        for cls, count in sorted(grown, key=lambda c: -c[1])[:50]:
+            print(f"  {cls}: {listed.get(cls, 0)} -> {count}")
+        return 1
+    if len(unexcused) < limit:
+        print(f"fewer than the {limit} expected: lower the ratchet with --update")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
