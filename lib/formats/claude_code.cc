@@ -473,14 +473,15 @@ class ClaudeCodeEncoder final : public EncoderBase {
         }
         message.set_null("stop_sequence");
         const Usage& u = m.usage;
-        std::pair<std::string_view, std::optional<std::int64_t>> counts[] = {
-            {"input_tokens", u.input},
-            {"cache_creation_input_tokens", u.cache_write},
-            {"cache_read_input_tokens", u.cache_read},
-            {"output_tokens", u.output},
-        };
         if (u.input || u.output || u.cache_read || u.cache_write) {
-          message.set("usage", [&](JsonWriter& uw) {
+          // Runs at message.write(), after this block: it names only what outlives it.
+          message.set("usage", [&u](JsonWriter& uw) {
+            const std::pair<std::string_view, std::optional<std::int64_t>> counts[] = {
+                {"input_tokens", u.input},
+                {"cache_creation_input_tokens", u.cache_write},
+                {"cache_read_input_tokens", u.cache_read},
+                {"output_tokens", u.output},
+            };
             ObjectWriter usage(uw, nullptr);
             for (const auto& [key, value] : counts) {
               if (value) {
