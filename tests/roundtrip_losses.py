@@ -195,7 +195,9 @@ def diff(a, b, path, out):
         out.add(path or "<value>")
 
 
-def diff_sequences(a, b, path, out):
+def diff_sequences(a, b, path, out, missing_at=None):
+    """Diffs two lists element by element, aligned as difflib aligns them; an element
+    on one side only is named by its kind under `missing_at` (default: `path`)."""
     matcher = difflib.SequenceMatcher(None, [canon(x) for x in a], [canon(x) for x in b],
                                       autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -205,7 +207,7 @@ def diff_sequences(a, b, path, out):
         for x, y in zip(left, right):
             diff(x, y, path, out)
         for extra in left[len(right):] + right[len(left):]:
-            out.add(join(path, kind(extra)))
+            out.add(join(path if missing_at is None else missing_at, kind(extra)))
 
 
 def convo(binary, *args, stdin=None):
@@ -236,26 +238,13 @@ def check_file(binary, source, path):
             continue
         paths = set()
         back_records, back_body = flatten(tidy(records(back)))
-        diff_sequences_records(own_records, back_records, paths)
+        diff_sequences(own_records, back_records, "", paths, missing_at="<record>")
         diff(own_body, back_body, "", paths)
         named = losses(err1) | losses(err2)
         for p in sorted(paths):
             excuse = next((n for n in sorted(named) if covered(n, p)), None)
             found.append((target, p, excuse))
     return found
-
-
-def diff_sequences_records(a, b, out):
-    matcher = difflib.SequenceMatcher(None, [canon(x) for x in a], [canon(x) for x in b],
-                                      autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal":
-            continue
-        left, right = a[i1:i2], b[j1:j2]
-        for x, y in zip(left, right):
-            diff(x, y, "", out)
-        for extra in left[len(right):] + right[len(left):]:
-            out.add(join("<record>", kind(extra)))
 
 
 def main():
