@@ -10,11 +10,14 @@
 
 #include "formats/agentscope.h"
 #include "formats/anthropic.h"
+#include "formats/anthropic_stream.h"
 #include "formats/claude_code.h"
 #include "formats/foreign.h"
 #include "formats/langchain.h"
+#include "formats/langchain_stream.h"
 #include "formats/synaptic.h"
 #include "formats/openai.h"
+#include "formats/openai_stream.h"
 #include "formats/opencode.h"
 #include "io/output.h"
 #include "utf8.h"
@@ -589,13 +592,15 @@ const FormatInfo k_formats[] = {
     {Format::anthropic, "anthropic",
      "Anthropic Messages API messages, one per line; request bodies as input",
      sniff_anthropic, make_anthropic_decoder, make_anthropic_encoder, false, false, false,
-     anthropic_unmodelled},
+     anthropic_unmodelled, make_anthropic_stream_reader},
     {Format::openai, "openai",
      "OpenAI Chat Completions messages, one per line; request and response bodies as input",
-     sniff_openai, make_openai_decoder, make_openai_encoder},
+     sniff_openai, make_openai_decoder, make_openai_encoder, false, false, false, nullptr,
+     make_openai_stream_reader},
     {Format::langchain, "langchain",
      "LangChain messages: messages_to_dict records, lc constructor form, plain dicts",
-     sniff_langchain, make_langchain_decoder, make_langchain_encoder},
+     sniff_langchain, make_langchain_decoder, make_langchain_encoder, false, false, false, nullptr,
+     make_langchain_stream_reader},
     {Format::agentscope, "agentscope",
      "AgentScope Msg.to_dict() records, one per line (1.x and 2.x)",
      sniff_agentscope, make_agentscope_decoder, make_agentscope_encoder, false, false, true,
