@@ -60,9 +60,9 @@ void add_assemble(CLI::App& app, Runner& run) {
   add_input_flags(*sub, args->input);
   sub->get_option("FILE")->description("Streams to read (gzip or zstd too) and directories; "
                                        "none or - reads standard input");
-  sub->get_option("--from")->description("Stream format: auto (each stream's own, as its events show), " +
-                                         stream_format_names(" or ") +
-                                         "; a stream in another format is an error");
+  sub->get_option("--from")->description(
+      "Stream format: auto (each stream's own, as its events show), " +
+      stream_format_names(" or ") + "; a stream in another format is an error");
   sub->get_option("--on-error")
       ->description("A stream that is cut off or reports an error: fail (write what arrived, "
                     "then stop with exit 3), skip or keep (write what arrived, warn, go on)");

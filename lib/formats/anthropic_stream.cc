@@ -203,11 +203,12 @@ class AnthropicReader final : public StreamReader {
   std::string_view arrival() const override { return "an Anthropic stream starts"; }
 
   bool claims(const StreamEvent& event, const JsonValue& doc) const override {
-    return is_anthropic_event(string_member(doc, "type").value_or("")) || is_anthropic_event(event.name);
+    return is_anthropic_event(string_member(doc, "type").value_or("")) ||
+           is_anthropic_event(event.name);
   }
 
-  std::string take(const StreamEvent& event, const JsonValue& doc, std::vector<AssembledResponse>& out,
-                   Diagnostics& diagnostics) override {
+  std::string take(const StreamEvent& event, const JsonValue& doc,
+                   std::vector<AssembledResponse>& out, Diagnostics& diagnostics) override {
     std::string_view type = string_member(doc, "type").value_or("");
     if (type == "ping") {
       return "";
@@ -222,9 +223,9 @@ class AnthropicReader final : public StreamReader {
         // A new message begins before the open one stopped: that one was cut off,
         // which is worth a warning but not an error.
         std::string old = m_response->id();
-        diagnostics.warning(event.where,
-                            fmt::format("message {} ends without message_stop: message {} starts here",
-                                        old.empty() ? "(no id)" : old, id.empty() ? "(no id)" : id));
+        diagnostics.warning(
+            event.where, fmt::format("message {} ends without message_stop: message {} starts here",
+                                     old.empty() ? "(no id)" : old, id.empty() ? "(no id)" : id));
         out.push_back(end("", {}));
         out.back().whole = false;
       }
@@ -283,6 +284,8 @@ class AnthropicReader final : public StreamReader {
 
 }  // namespace
 
-std::unique_ptr<StreamReader> make_anthropic_stream_reader() { return std::make_unique<AnthropicReader>(); }
+std::unique_ptr<StreamReader> make_anthropic_stream_reader() {
+  return std::make_unique<AnthropicReader>();
+}
 
 }  // namespace convo

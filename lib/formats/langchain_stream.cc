@@ -264,8 +264,8 @@ class LangChainReader final : public StreamReader {
     return langchain_chunk(doc) != nullptr;
   }
 
-  std::string take(const StreamEvent& event, const JsonValue& doc, std::vector<AssembledResponse>& out,
-                   Diagnostics& diagnostics) override {
+  std::string take(const StreamEvent& event, const JsonValue& doc,
+                   std::vector<AssembledResponse>& out, Diagnostics& diagnostics) override {
     (void)diagnostics;
     const JsonValue& chunk = *langchain_chunk(doc);
     // Chunks of another message (a new id) start the next one; LangChain streams
@@ -307,6 +307,8 @@ class LangChainReader final : public StreamReader {
 
 }  // namespace
 
-std::unique_ptr<StreamReader> make_langchain_stream_reader() { return std::make_unique<LangChainReader>(); }
+std::unique_ptr<StreamReader> make_langchain_stream_reader() {
+  return std::make_unique<LangChainReader>();
+}
 
 }  // namespace convo

@@ -360,7 +360,6 @@ bool is_openai_chunk(const JsonValue& event) {
   return (object && *object == "chat.completion.chunk") || (choices != nullptr && choices->IsArray());
 }
 
-
 class OpenAIReader final : public StreamReader {
  public:
   Format format() const override { return Format::openai; }
@@ -384,8 +383,8 @@ class OpenAIReader final : public StreamReader {
     return true;
   }
 
-  std::string take(const StreamEvent& event, const JsonValue& doc, std::vector<AssembledResponse>& out,
-                   Diagnostics& diagnostics) override {
+  std::string take(const StreamEvent& event, const JsonValue& doc,
+                   std::vector<AssembledResponse>& out, Diagnostics& diagnostics) override {
     (void)diagnostics;
     // The next response of the file starts with a new id once this one is complete
     // (some providers give every chunk of one response an id of its own).
@@ -404,8 +403,9 @@ class OpenAIReader final : public StreamReader {
   bool complete() const override { return m_response->complete(); }
   std::string cut_off() const override {
     const std::string& id = m_response->id();
-    return fmt::format("stream ends here, before [DONE] or a finish_reason: response {} is incomplete",
-                       id.empty() ? "(no id)" : id);
+    return fmt::format(
+        "stream ends here, before [DONE] or a finish_reason: response {} is incomplete",
+        id.empty() ? "(no id)" : id);
   }
 
   AssembledResponse end(std::string problem, Location where) override {
@@ -426,6 +426,8 @@ class OpenAIReader final : public StreamReader {
 
 }  // namespace
 
-std::unique_ptr<StreamReader> make_openai_stream_reader() { return std::make_unique<OpenAIReader>(); }
+std::unique_ptr<StreamReader> make_openai_stream_reader() {
+  return std::make_unique<OpenAIReader>();
+}
 
 }  // namespace convo

@@ -43,7 +43,8 @@ std::string error_text(const JsonValue& event) {
 // stream ends".
 std::string interruption(const StreamReader& by, const StreamReader& of) {
   bool says_stream = by.arrival().find("stream") != std::string_view::npos;
-  return fmt::format("{} before the {} {} ends", by.arrival(), of.name(), says_stream ? "one" : "stream");
+  return fmt::format("{} before the {} {} ends", by.arrival(), of.name(),
+                     says_stream ? "one" : "stream");
 }
 
 class StreamAssembler {
@@ -97,7 +98,8 @@ class StreamAssembler {
       return;
     }
     if (!doc.IsObject()) {
-      fail_current(fmt::format("event data is {}, not an object", json_type_name(doc)), event.where);
+      fail_current(fmt::format("event data is {}, not an object", json_type_name(doc)),
+                   event.where);
       return;
     }
     std::string_view type = string_member(doc, "type").value_or("");
@@ -111,16 +113,17 @@ class StreamAssembler {
     auto dialect = std::find_if(m_dialects.begin(), m_dialects.end(),
                                 [&](const auto& d) { return d->claims(event, doc); });
     if (dialect == m_dialects.end()) {
-      m_diagnostics.warning(event.where, fmt::format("ignored an event of unknown type{}",
-                                                     type.empty() ? std::string()
-                                                                  : fmt::format(" \"{}\"", type)));
+      m_diagnostics.warning(
+          event.where, fmt::format("ignored an event of unknown type{}",
+                                   type.empty() ? std::string() : fmt::format(" \"{}\"", type)));
       return;
     }
     // An event of one dialect ends another's response: whole if nothing was
     // still to come, else cut off here.
     for (auto& other : m_dialects) {
       if (other != *dialect && other->open()) {
-        m_out.push_back(other->end(other->complete() ? "" : interruption(**dialect, *other), event.where));
+        m_out.push_back(
+            other->end(other->complete() ? "" : interruption(**dialect, *other), event.where));
       }
     }
     std::string problem = (*dialect)->take(event, doc, m_out, m_diagnostics);
@@ -151,7 +154,8 @@ class StreamAssembler {
 
 }  // namespace
 
-std::vector<AssembledResponse> assemble_stream(StreamEventReader& reader, Diagnostics& diagnostics) {
+std::vector<AssembledResponse> assemble_stream(StreamEventReader& reader,
+                                               Diagnostics& diagnostics) {
   return StreamAssembler(reader, diagnostics).run();
 }
 
