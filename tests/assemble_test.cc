@@ -493,3 +493,37 @@ TEST_CASE("every stream dialect is reached through the registry, and claims its 
     }
   }
 }
+
+TEST_CASE("an event of another dialect ends the open response, cut off unless it was whole",
+          "[assemble]") {
+  const std::string anthropic =
+      R"({"type":"message_start","message":{"id":"m1","type":"message","role":"assistant","content":[]}})" "\n";
+  const std::string openai_open =
+      R"({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"}}]})" "\n";
+  const std::string openai_whole =
+      R"({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]})" "\n";
+  const std::string langchain = R"({"type":"AIMessageChunk","data":{"content":"Hi","id":"run-1"}})" "\n";
+  struct Case {
+    std::string text;
+    std::string problem;  // of the first response; empty: it is whole
+  };
+  const std::vector<Case> cases = {
+      {anthropic + openai_open, "an OpenAI stream starts before the Anthropic one ends"},
+      {anthropic + langchain, "a LangChain chunk comes before the Anthropic stream ends"},
+      {openai_open + anthropic, "an Anthropic stream starts before the OpenAI one ends"},
+      {openai_open + langchain, "a LangChain chunk comes before the OpenAI stream ends"},
+      {openai_whole + anthropic, ""},
+      {langchain + anthropic, ""},
+      {langchain + openai_whole, ""},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    auto responses = assemble_text(c.text);
+    REQUIRE(responses.size() == 2);
+    CHECK(responses[0].problem == c.problem);
+    CHECK(responses[0].whole == c.problem.empty());
+    if (!c.problem.empty()) {
+      CHECK(responses[0].problem_at.str() == "s.sse:2");
+    }
+  }
+}
