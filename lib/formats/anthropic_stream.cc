@@ -14,6 +14,7 @@ namespace {
 
 JsonValue copy_of(const JsonValue& value, JsonAllocator& alloc) { return JsonValue(value, alloc); }
 
+// One message put together from its events (../shared/formats.md section 2.3).
 class AnthropicResponse {
  public:
   explicit AnthropicResponse(Location where) : m_where(std::move(where)) { m_doc.SetObject(); }

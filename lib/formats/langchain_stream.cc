@@ -99,6 +99,7 @@ void merge_dicts(JsonValue& into, const JsonValue& more, JsonAllocator& alloc) {
   }
 }
 
+// One AIMessage joined from its chunks.
 class LangChainChunks {
  public:
   explicit LangChainChunks(Location where) : m_where(std::move(where)) {

@@ -171,6 +171,7 @@ class Merger {
   std::vector<Entry> m_entries;
 };
 
+// One chat.completion put together from its chunks (../shared/formats.md section 3.2).
 class OpenAIResponse {
  public:
   explicit OpenAIResponse(Location where) : m_where(std::move(where)) {}
