@@ -16,18 +16,10 @@ namespace convo {
 
 namespace {
 
-// Record types Claude Code writes that carry no conversation content
-// (../shared/formats.md section 1.2).
-constexpr std::string_view k_bookkeeping_types[] = {
-    "file-history-snapshot", "queue-operation", "last-prompt",       "permission-mode",
-    "ai-title",              "custom-title",    "agent-name",        "agent-setting",
-    "mode",                  "pr-link",         "saved_hook_context", "bridge-session",
-    "worktree-state",        "tag",
-};
-
 bool is_bookkeeping(std::string_view type) {
-  return std::find(std::begin(k_bookkeeping_types), std::end(k_bookkeeping_types), type) !=
-         std::end(k_bookkeeping_types);
+  return std::find(std::begin(k_claude_code_bookkeeping_types),
+                   std::end(k_claude_code_bookkeeping_types),
+                   type) != std::end(k_claude_code_bookkeeping_types);
 }
 
 bool is_claude_code_type(std::string_view type) {
