@@ -10,6 +10,7 @@
 
 #include "formats/anthropic_blocks.h"
 #include "formats/fields.h"
+#include "formats/mapping.h"
 #include "formats/object_writer.h"
 
 namespace convo {
@@ -629,12 +630,10 @@ void claude_code_unmodelled(const Message& message,
   }
 }
 
-std::unique_ptr<Decoder> make_claude_code_decoder() {
-  return std::make_unique<ClaudeCodeDecoder>();
-}
+std::unique_ptr<Decoder> make_claude_code_decoder() { return make_decoder<ClaudeCodeDecoder>(); }
 
 std::unique_ptr<Encoder> make_claude_code_encoder(LossReport& loss) {
-  return std::make_unique<ClaudeCodeEncoder>(loss);
+  return make_encoder<ClaudeCodeEncoder>(loss);
 }
 
 }  // namespace convo
