@@ -382,25 +382,17 @@ class AgentScopeEncoder final : public EncoderBase {
     }
   }
 
+  // Anthropic's source object, which AgentScope's is (2.x gives a URL its media
+  // type); AgentScope has only base64 and URL sources, so others go as URLs.
   static void write_source(JsonWriter& w, const MediaSource& source, bool v2) {
-    w.StartObject();
-    w.Key("type");
-    if (source.type == MediaSource::Type::base64) {
-      w.String("base64");
-      w.Key("media_type");
-      write_string(w, source.media_type);
-      w.Key("data");
-      write_string(w, source.data);
-    } else {
-      w.String("url");
-      w.Key("url");
-      write_string(w, source.data);
-      if (v2 || !source.media_type.empty()) {
-        w.Key("media_type");
-        write_string(w, source.media_type);
-      }
+    const bool url_media_type = v2 || !source.media_type.empty();
+    if (source.type == MediaSource::Type::base64 || source.type == MediaSource::Type::url) {
+      write_anthropic_source(w, source, url_media_type);
+      return;
     }
-    w.EndObject();
+    MediaSource as_url = source;
+    as_url.type = MediaSource::Type::url;
+    write_anthropic_source(w, as_url, url_media_type);
   }
 
   void write_block(JsonWriter& w, const Message& m, const Block& block, bool v2) {
