@@ -351,7 +351,7 @@ class AgentScopeEncoder final : public EncoderBase {
   // Whether the block has an AgentScope form, and what it loses in it.
   static BlockFit fit(const Message& m, const Block& block, bool v2) {
     BlockFit out;
-    if (m.origin == Format::agentscope && block.json != nullptr) {
+    if (keeps_own_json(m, block, Format::agentscope)) {
       return out;
     }
     switch (block.type) {
@@ -396,7 +396,7 @@ class AgentScopeEncoder final : public EncoderBase {
   }
 
   void write_block(JsonWriter& w, const Message& m, const Block& block, bool v2) {
-    const bool same = m.origin == Format::agentscope && block.json != nullptr;
+    const bool same = keeps_own_json(m, block, Format::agentscope);
     ObjectWriter object(w, same ? block.json : nullptr);
     switch (block.type) {
       case BlockType::text:
@@ -479,7 +479,7 @@ class AgentScopeEncoder final : public EncoderBase {
     for (const Block& block : content.blocks) {
       bool fits = block.type == BlockType::text || block.type == BlockType::image ||
                   block.type == BlockType::audio || block.type == BlockType::video ||
-                  (m.origin == Format::agentscope && block.json != nullptr);
+                  (keeps_own_json(m, block, Format::agentscope));
       if (fits && admit(fit(m, block, v2), [&](std::string_view what) { drop(what, m); })) {
         write_block(w, m, block, v2);
       } else if (!fits) {

@@ -310,7 +310,7 @@ class LangChainEncoder final : public EncoderBase {
       if (ok == invalid) {
         continue;
       }
-      const bool same = m.origin == Format::langchain && call->json != nullptr &&
+      const bool same = keeps_own_json(m, *call, Format::langchain) &&
                         call->json->IsObject() && find_member(*call->json, "args") != nullptr &&
                         !invalid;
       ObjectWriter object(w, same ? call->json : nullptr);
@@ -335,7 +335,7 @@ class LangChainEncoder final : public EncoderBase {
 
   // An invalid tool call: LangChain's own as it was, or one from Synaptic.
   void write_invalid(JsonWriter& w, const Message& m, const Block& block) {
-    const bool same = m.origin == Format::langchain && block.json != nullptr;
+    const bool same = keeps_own_json(m, block, Format::langchain);
     ObjectWriter object(w, same ? block.json : nullptr);
     if (!same) {
       auto optional = [&](std::string_view key, const std::string& value) {
@@ -401,7 +401,7 @@ class LangChainEncoder final : public EncoderBase {
   }
 
   static bool has_form(const Message& m, const Block& block) {
-    if (m.origin == Format::langchain && block.json != nullptr) {
+    if (keeps_own_json(m, block, Format::langchain)) {
       return true;
     }
     switch (block.type) {
@@ -428,7 +428,7 @@ class LangChainEncoder final : public EncoderBase {
   }
 
   void write_block(JsonWriter& w, const Message& m, const Block& block) {
-    if (m.origin == Format::langchain && block.json != nullptr) {
+    if (keeps_own_json(m, block, Format::langchain)) {
       if (block.type == BlockType::text && block.json->IsString()) {
         write_string(w, block.text);
         return;

@@ -411,7 +411,7 @@ class OpenAIEncoder final : public EncoderBase {
   }
 
   void write_text_part(JsonWriter& w, const Message& m, const Block& block) {
-    bool same = m.origin == Format::openai && block.json != nullptr;
+    bool same = keeps_own_json(m, block, Format::openai);
     if (same && block.json->IsString()) {
       write_string(w, block.text);
       return;
@@ -543,7 +543,7 @@ class OpenAIEncoder final : public EncoderBase {
           return out.dropping(
               fmt::format("{} blocks in assistant messages", block_type_name(block.type)));
         }
-        if (m.origin == Format::openai && block.json != nullptr) {
+        if (keeps_own_json(m, block, Format::openai)) {
           return out;
         }
         if (block.source.type == MediaSource::Type::base64 ||
@@ -553,7 +553,7 @@ class OpenAIEncoder final : public EncoderBase {
         }
         return out.dropping(fmt::format("{} blocks", block_type_name(block.type)));
       case BlockType::unknown:
-        if (m.origin == Format::openai && block.json != nullptr) {
+        if (keeps_own_json(m, block, Format::openai)) {
           return out;
         }
         [[fallthrough]];
@@ -567,7 +567,7 @@ class OpenAIEncoder final : public EncoderBase {
       write_text_part(w, m, block);
       return;
     }
-    if (m.origin == Format::openai && block.json != nullptr) {
+    if (keeps_own_json(m, block, Format::openai)) {
       block.json->Accept(w);
       return;
     }
@@ -616,7 +616,7 @@ class OpenAIEncoder final : public EncoderBase {
   }
 
   void write_tool_call(JsonWriter& w, const Message& m, const Block& call) {
-    bool same = m.origin == Format::openai && call.json != nullptr;
+    bool same = keeps_own_json(m, call, Format::openai);
     const JsonValue* function = same ? find_member(*call.json, "function") : nullptr;
     ObjectWriter object(w, same ? call.json : nullptr);
     object.set_string("id", call.id);

@@ -387,7 +387,7 @@ class OpenCodeEncoder final : public EncoderBase {
   // Whether `block` has an OpenCode form, and what it loses in it.
   static BlockFit fit(const Message& m, const Block& block) {
     BlockFit out;
-    if (m.origin == Format::opencode && block.json != nullptr) {
+    if (keeps_own_json(m, block, Format::opencode)) {
       return out;
     }
     switch (block.type) {
@@ -426,7 +426,7 @@ class OpenCodeEncoder final : public EncoderBase {
   }
 
   void write_part(JsonWriter& w, const Message& m, const Block& block) {
-    const bool same = m.origin == Format::opencode && block.json != nullptr;
+    const bool same = keeps_own_json(m, block, Format::opencode);
     if (same && block.type != BlockType::text && block.type != BlockType::thinking) {
       block.json->Accept(w);  // files, agents, subtasks, ...: as they were
       return;
@@ -454,7 +454,7 @@ class OpenCodeEncoder final : public EncoderBase {
 
   // A tool part from a call and its result (null: not come yet).
   void write_tool(JsonWriter& w, const Message& m, const Block& use, const Block* result) {
-    const bool same = m.origin == Format::opencode && use.json != nullptr;
+    const bool same = keeps_own_json(m, use, Format::opencode);
     const JsonValue* state = same ? find_member(*use.json, "state") : nullptr;
     ObjectWriter object(w, same ? use.json : nullptr);
     object.set_string("type", "tool");
@@ -492,7 +492,7 @@ class OpenCodeEncoder final : public EncoderBase {
           for (const Block& block : result->result.blocks) {
             if (block.type == BlockType::text) {
               text += block.text;
-            } else if (block.json != nullptr && m.origin == Format::opencode) {
+            } else if (keeps_own_json(m, block, Format::opencode)) {
               files.push_back(&block);
             } else if (block.type != BlockType::unknown &&
                        (block.source.type == MediaSource::Type::base64 ||
@@ -516,7 +516,7 @@ class OpenCodeEncoder final : public EncoderBase {
             s.set("attachments", [&](JsonWriter& aw) {
               aw.StartArray();
               for (const Block* file : files) {
-                if (file->json != nullptr && m.origin == Format::opencode) {
+                if (keeps_own_json(m, *file, Format::opencode)) {
                   file->json->Accept(aw);
                 } else {
                   write_file(aw, *file);

@@ -320,8 +320,8 @@ class SynapticEncoder final : public EncoderBase {
     std::vector<const Block*> others;
     for (const Block* block : blocks) {
       // A text block stays in content_blocks only when it was one there.
-      bool listed = block->type == BlockType::text && m.origin == Format::synaptic &&
-                    block->json != nullptr && block->json->IsObject();
+      bool listed = block->type == BlockType::text && keeps_own_json(m, *block, Format::synaptic) &&
+                    block->json->IsObject();
       if (block->type == BlockType::text && !listed) {
         text += block->text;
       } else if (admit(fit(m, *block), [&](std::string_view what) { drop(what, m); })) {
@@ -344,7 +344,7 @@ class SynapticEncoder final : public EncoderBase {
   // Whether `block` has a Synaptic form, and what it loses in it.
   static BlockFit fit(const Message& m, const Block& block) {
     BlockFit out;
-    if (m.origin == Format::synaptic && block.json != nullptr) {
+    if (keeps_own_json(m, block, Format::synaptic)) {
       return out;
     }
     switch (block.type) {
@@ -372,7 +372,7 @@ class SynapticEncoder final : public EncoderBase {
   }
 
   static void write_block(JsonWriter& w, const Message& m, const Block& block) {
-    if (m.origin == Format::synaptic && block.json != nullptr) {
+    if (keeps_own_json(m, block, Format::synaptic)) {
       ObjectWriter object(w, block.json);
       if (block.type == BlockType::text) {
         object.set_string("text", block.text);
@@ -499,7 +499,7 @@ class SynapticEncoder final : public EncoderBase {
   }
 
   static void write_call(JsonWriter& w, const Message& m, const Block& call) {
-    const bool same = m.origin == Format::synaptic && call.json != nullptr;
+    const bool same = keeps_own_json(m, call, Format::synaptic);
     ObjectWriter object(w, same ? call.json : nullptr);
     object.set_string("id", call.id);
     object.set_string("name", call.name);
@@ -521,7 +521,7 @@ class SynapticEncoder final : public EncoderBase {
   }
 
   static void write_invalid(JsonWriter& w, const Message& m, const Block& block) {
-    const bool same = m.origin == Format::synaptic && block.json != nullptr;
+    const bool same = keeps_own_json(m, block, Format::synaptic);
     ObjectWriter object(w, same ? block.json : nullptr);
     if (!same) {
       if (!block.id.empty()) {
