@@ -32,8 +32,8 @@ See convo-buffer-string(1).)";
 
 int run_buffer_string(const BufferStringArgs& args) {
   BufferStringOptions options = args.options;
-  options.format = args.format == "xml" ? BufferStringOptions::Format::xml
-                                        : BufferStringOptions::Format::prefix;
+  options.style = args.format == "xml" ? BufferStringOptions::Style::xml
+                                       : BufferStringOptions::Style::prefix;
   auto shared = std::make_shared<const BufferStringOptions>(std::move(options));
   return run_stream_command(args.input, OutputArgs{},
                             [] { return std::make_unique<PassThrough>(); },

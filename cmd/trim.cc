@@ -77,10 +77,7 @@ TokenCountOptions token_count_options(const TrimArgs& args) {
 int run_trim(const TrimArgs& args) {
   std::shared_ptr<const TokenCounter> counter = make_token_counter(token_count_options(args));
   GroupBy grouping = group_by(args.conversation);
-  std::optional<Format> to;
-  if (!args.output.to.empty()) {
-    to = parse_format(args.output.to);
-  }
+  std::optional<Format> to = stream_options(args.input, args.output).to;
   TrimOptions counted = trim_options(args);
   counted.emptied = std::make_shared<std::atomic<std::uint64_t>>(0);
   int code = run_stream_command(args.input, args.output, [counted, counter, grouping, to] {
@@ -153,8 +150,9 @@ void add_trim(CLI::App& app, Runner& run) {
             // Bounded, so that a count (characters / X) stays a finite number of
             // tokens: 1e-300 made every message infinitely long, and the budget moot.
             double x = 0;
-            return CLI::detail::lexical_cast(value, x) && x >= k_min_chars_per_token &&
-                           x <= k_max_chars_per_token
+            auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), x);
+            bool number = error == std::errc() && end == value.data() + value.size();
+            return number && x >= k_min_chars_per_token && x <= k_max_chars_per_token
                        ? ""
                        : fmt::format("must be a number from {} to {}", k_min_chars_per_token,
                                      k_max_chars_per_token);

@@ -272,4 +272,11 @@ std::unique_ptr<Encoder> make_anthropic_encoder(LossReport& loss) {
   return std::make_unique<AnthropicEncoder>(loss);
 }
 
+bool anthropic_as_is(const Message& message) {
+  return message.origin == Format::anthropic && keeps_own_bytes(message) &&
+         message.json != nullptr && message.json->IsObject() && message.json->MemberCount() == 2 &&
+         find_member(*message.json, "role") != nullptr &&
+         find_member(*message.json, "content") != nullptr;
+}
+
 }  // namespace convo

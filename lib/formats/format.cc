@@ -193,10 +193,19 @@ Message begin_contained(const std::shared_ptr<Container>& container, const Locat
   return message;
 }
 
-bool follows_openai_api(Format format) { return format == Format::openai; }
+bool follows_openai_api(Format format) {
+  return format_traits(format).api_rules == ApiRules::openai_chat;
+}
 
-bool keeps_calls_apart(Format format) {
-  return format == Format::openai || format == Format::langchain || format == Format::synaptic;
+bool keeps_calls_apart(Format format) { return format_traits(format).calls_apart; }
+
+bool keeps_own_bytes(const Message& message, std::optional<Format> target) {
+  return !message.raw.empty() && !message.container &&
+         (message.origin == Format::none || !target || *target == message.origin);
+}
+
+bool keeps_own_json(const Message& message, const Block& block, Format target) {
+  return message.origin == target && block.json != nullptr;
 }
 
 bool is_response(const Message& message) {
@@ -316,8 +325,7 @@ void EncoderBase::write(Message&& message, Output& out) {
     m_held.push_back(std::move(message));
     return;
   }
-  if ((message.origin == m_format || message.origin == Format::none) && !message.modified &&
-      !message.raw.empty()) {
+  if (!message.modified && keeps_own_bytes(message, m_format)) {
     write_drained(out);
     out.write_line(message.raw);
     return;
@@ -378,10 +386,10 @@ void EncoderBase::drop_unheld(const Message& message) {
       if (what == "timestamps" && target.holds_timestamps) {
         return;
       }
-      if (m_format == Format::claude_code &&
+      if (target.holds_response_members &&
           (what == "message ids" || what == "model names" || what == "stop reasons" ||
            what == "usage" || what.ends_with(" of response messages"))) {
-        return;  // a Claude Code record's message is an Anthropic response message
+        return;  // e.g. a Claude Code record's message is an Anthropic response message
       }
       drop(what, message);
     });
@@ -581,51 +589,130 @@ void anthropic_unmodelled(const Message& message,
   }
 }
 
-const FormatInfo k_formats[] = {
-    {Format::claude_code, "claude-code",
-     "Claude Code session logs (~/.claude/projects/*/*.jsonl), also {\"loglines\": [...]}",
-     sniff_claude_code, make_claude_code_decoder, make_claude_code_encoder, true, false, true,
-     claude_code_unmodelled},
-    {Format::anthropic, "anthropic",
-     "Anthropic Messages API messages, one per line; request bodies as input",
-     sniff_anthropic, make_anthropic_decoder, make_anthropic_encoder, false, false, false,
-     anthropic_unmodelled},
-    {Format::openai, "openai",
-     "OpenAI Chat Completions messages, one per line; request and response bodies as input",
-     sniff_openai, make_openai_decoder, make_openai_encoder},
-    {Format::langchain, "langchain",
-     "LangChain messages: messages_to_dict records, lc constructor form, plain dicts",
-     sniff_langchain, make_langchain_decoder, make_langchain_encoder},
-    {Format::agentscope, "agentscope",
-     "AgentScope Msg.to_dict() records, one per line (1.x and 2.x)",
-     sniff_agentscope, make_agentscope_decoder, make_agentscope_encoder, false, false, true,
-     agentscope_unmodelled},
-    {Format::opencode, "opencode",
-     "OpenCode messages with their parts, one per line, and `opencode export` documents",
-     sniff_opencode, make_opencode_decoder, make_opencode_encoder, true, true, true,
-     opencode_unmodelled},
-    {Format::synaptic, "synaptic",
-     "Synaptic (Rust) messages, one per line: role-tagged, content_blocks, tool_calls",
-     sniff_synaptic, make_synaptic_decoder, make_synaptic_encoder},
+constexpr FormatInfo k_formats[] = {
+    {.format = Format::claude_code,
+     .name = "claude-code",
+     .description =
+         "Claude Code session logs (~/.claude/projects/*/*.jsonl), also {\"loglines\": [...]}",
+     .detect_rank = 2,
+     .sniff = sniff_claude_code,
+     .make_decoder = make_claude_code_decoder,
+     .make_encoder = make_claude_code_encoder,
+     .other_records = true,
+     .holds_timestamps = true,
+     .blocks_at_content_index = true,
+     .message_member = "message",
+     .continued_sessions = true,
+     .holds_response_members = true,
+     .unmodelled = claude_code_unmodelled},
+    {.format = Format::anthropic,
+     .name = "anthropic",
+     .description = "Anthropic Messages API messages, one per line; request bodies as input",
+     .detect_rank = 1,
+     .sniff = sniff_anthropic,
+     .make_decoder = make_anthropic_decoder,
+     .make_encoder = make_anthropic_encoder,
+     .blocks_at_content_index = true,
+     .unmodelled = anthropic_unmodelled},
+    {.format = Format::openai,
+     .name = "openai",
+     .description =
+         "OpenAI Chat Completions messages, one per line; request and response bodies as input",
+     .detect_rank = 0,
+     .sniff = sniff_openai,
+     .make_decoder = make_openai_decoder,
+     .make_encoder = make_openai_encoder,
+     .calls_apart = true,
+     .api_rules = ApiRules::openai_chat,
+     .ids_name_alternatives = true},
+    {.format = Format::langchain,
+     .name = "langchain",
+     .description = "LangChain messages: messages_to_dict records, lc constructor form, plain dicts",
+     .detect_rank = 3,
+     .sniff = sniff_langchain,
+     .make_decoder = make_langchain_decoder,
+     .make_encoder = make_langchain_encoder,
+     .calls_apart = true},
+    {.format = Format::agentscope,
+     .name = "agentscope",
+     .description = "AgentScope Msg.to_dict() records, one per line (1.x and 2.x)",
+     .detect_rank = 4,
+     .sniff = sniff_agentscope,
+     .make_decoder = make_agentscope_decoder,
+     .make_encoder = make_agentscope_encoder,
+     .holds_timestamps = true,
+     .unmodelled = agentscope_unmodelled},
+    {.format = Format::opencode,
+     .name = "opencode",
+     .description =
+         "OpenCode messages with their parts, one per line, and `opencode export` documents",
+     .detect_rank = 5,
+     .sniff = sniff_opencode,
+     .make_decoder = make_opencode_decoder,
+     .make_encoder = make_opencode_encoder,
+     .other_records = true,
+     .holds_cost = true,
+     .holds_timestamps = true,
+     .unmodelled = opencode_unmodelled},
+    {.format = Format::synaptic,
+     .name = "synaptic",
+     .description =
+         "Synaptic (Rust) messages, one per line: role-tagged, content_blocks, tool_calls",
+     .detect_rank = 6,
+     .sniff = sniff_synaptic,
+     .make_decoder = make_synaptic_decoder,
+     .make_encoder = make_synaptic_encoder,
+     .calls_apart = true},
 };
 
-// When two formats score the same, the earlier one here wins: a file of plain
-// {"role","content"} lines is read as OpenAI chat, the most common such file.
-constexpr Format k_detect_priority[] = {Format::openai,    Format::anthropic, Format::claude_code,
-                                        Format::langchain, Format::agentscope, Format::opencode,
-                                        Format::synaptic};
+// The registry covers the enum: one row per format, in enum order (format_info
+// indexes by it). A new enum value without its row fails to build here.
+constexpr bool rows_in_enum_order() {
+  std::size_t i = 0;
+  for (const FormatInfo& info : k_formats) {
+    if (static_cast<std::size_t>(info.format) != i + 1) {
+      return false;
+    }
+    ++i;
+  }
+  return true;
+}
+static_assert(rows_in_enum_order(), "k_formats: one row per Format, in enum order");
+static_assert(std::size(k_formats) == static_cast<std::size_t>(Format::end_) - 1,
+              "k_formats: a Format has no row");
+
+// The formats in detection order (lowest rank first): ties go to the earlier.
+std::vector<const FormatInfo*> by_detect_rank() {
+  std::vector<const FormatInfo*> order;
+  for (const FormatInfo& info : k_formats) {
+    order.push_back(&info);
+  }
+  std::sort(order.begin(), order.end(),
+            [](const FormatInfo* a, const FormatInfo* b) { return a->detect_rank < b->detect_rank; });
+  return order;
+}
 
 }  // namespace
 
 std::span<const FormatInfo> all_formats() { return k_formats; }
 
 const FormatInfo& format_info(Format format) {
-  for (const FormatInfo& info : k_formats) {
-    if (info.format == format) {
-      return info;
-    }
+  auto index = static_cast<std::size_t>(format);
+  if (index == 0 || index > std::size(k_formats)) {
+    throw std::logic_error("internal error: unknown format");
   }
-  throw std::logic_error("internal error: unknown format");
+  return k_formats[index - 1];
+}
+
+const FormatInfo& format_traits(Format format) {
+  static const FormatInfo unknown{.format = Format::none,
+                                  .name = "unknown",
+                                  .description = "",
+                                  .detect_rank = INT_MAX,
+                                  .sniff = nullptr,
+                                  .make_decoder = nullptr,
+                                  .make_encoder = nullptr};
+  return format == Format::none ? unknown : format_info(format);
 }
 
 std::string_view format_name(Format format) {
@@ -661,8 +748,10 @@ std::optional<Format> detect_format(std::span<const JsonValue* const> records) {
   constexpr int k_contradiction = 10;
   std::optional<Format> best;
   int best_score = INT_MIN;
-  for (Format format : k_detect_priority) {
-    const FormatInfo& info = format_info(format);
+  static const std::vector<const FormatInfo*> order = by_detect_rank();
+  for (const FormatInfo* candidate : order) {
+    const FormatInfo& info = *candidate;
+    Format format = info.format;
     int score = 0;
     for (const JsonValue* record : records) {
       int s = info.sniff(*record);
