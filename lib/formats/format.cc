@@ -10,11 +10,14 @@
 
 #include "formats/agentscope.h"
 #include "formats/anthropic.h"
+#include "formats/anthropic_stream.h"
 #include "formats/claude_code.h"
 #include "formats/foreign.h"
 #include "formats/langchain.h"
+#include "formats/langchain_stream.h"
 #include "formats/synaptic.h"
 #include "formats/openai.h"
+#include "formats/openai_stream.h"
 #include "formats/opencode.h"
 #include "io/output.h"
 #include "utf8.h"
@@ -613,7 +616,8 @@ constexpr FormatInfo k_formats[] = {
      .make_decoder = make_anthropic_decoder,
      .make_encoder = make_anthropic_encoder,
      .blocks_at_content_index = true,
-     .unmodelled = anthropic_unmodelled},
+     .unmodelled = anthropic_unmodelled,
+     .make_stream_reader = make_anthropic_stream_reader},
     {.format = Format::openai,
      .name = "openai",
      .description =
@@ -624,7 +628,8 @@ constexpr FormatInfo k_formats[] = {
      .make_encoder = make_openai_encoder,
      .calls_apart = true,
      .api_rules = ApiRules::openai_chat,
-     .ids_name_alternatives = true},
+     .ids_name_alternatives = true,
+     .make_stream_reader = make_openai_stream_reader},
     {.format = Format::langchain,
      .name = "langchain",
      .description = "LangChain messages: messages_to_dict records, lc constructor form, plain dicts",
@@ -632,7 +637,8 @@ constexpr FormatInfo k_formats[] = {
      .sniff = sniff_langchain,
      .make_decoder = make_langchain_decoder,
      .make_encoder = make_langchain_encoder,
-     .calls_apart = true},
+     .calls_apart = true,
+     .make_stream_reader = make_langchain_stream_reader},
     {.format = Format::agentscope,
      .name = "agentscope",
      .description = "AgentScope Msg.to_dict() records, one per line (1.x and 2.x)",

@@ -18,6 +18,7 @@
 namespace convo {
 
 class Output;
+class StreamReader;
 
 enum class Format : std::uint8_t {
   none = 0,  // no known format: records are kept as they are and written through
@@ -287,6 +288,9 @@ struct FormatInfo {
   // when there is nothing such.
   void (*unmodelled)(const Message& message, const std::function<void(std::string_view)>& unheld) =
       nullptr;
+  // A reader of its recorded streaming responses (lib/formats/stream.h); null when
+  // it has no stream dialect.
+  std::unique_ptr<StreamReader> (*make_stream_reader)() = nullptr;
 };
 
 // True when messages of `format` keep tool calls apart (FormatInfo::calls_apart).
