@@ -57,6 +57,12 @@ Holds holds(Format format) {
       h.signatures = false;
       h.is_error = false;
       break;
+    case Format::openai_responses:
+    case Format::codex:
+      h.names = false;
+      h.signatures = false;  // reasoning keeps encrypted content, not signatures
+      h.is_error = false;
+      break;
     case Format::none:
       break;
   }

@@ -41,8 +41,11 @@ SOURCES = {
     "openai-chat": "openai",
     "langchain": "langchain",
     "opencode": "opencode",
+    "openai-responses": "openai-responses",
+    "codex": "codex",
 }
-TARGETS = ["claude-code", "anthropic", "openai", "langchain", "agentscope", "opencode", "synaptic"]
+TARGETS = ["claude-code", "anthropic", "openai", "langchain", "agentscope", "opencode", "synaptic",
+           "openai-responses", "codex"]
 
 # Loss names whose paths cannot be derived from the name itself: name -> the path
 # components (normalised: snake_case, lower) it covers. Small on purpose.

@@ -11,11 +11,14 @@
 #include "formats/agentscope.h"
 #include "formats/anthropic.h"
 #include "formats/claude_code.h"
+#include "formats/codex.h"
 #include "formats/foreign.h"
 #include "formats/langchain.h"
 #include "formats/synaptic.h"
 #include "formats/openai.h"
+#include "formats/openai_responses.h"
 #include "formats/opencode.h"
+#include "formats/responses_items.h"
 #include "io/output.h"
 #include "utf8.h"
 
@@ -201,7 +204,9 @@ bool keeps_calls_apart(Format format) {
 
 bool is_response(const Message& message) {
   if (message.container) {
-    return message.container->array_key == "choices";
+    return message.container->array_key == "choices" ||
+           (message.container->format == Format::openai_responses &&
+            message.container->array_key == "output");
   }
   if (message.origin != Format::anthropic || message.json == nullptr ||
       !message.json->IsObject()) {
@@ -339,29 +344,34 @@ void EncoderBase::drop_unheld(const Message& message) {
     return;
   }
   const FormatInfo& target = format_info(m_format);
+  const std::string_view array_key =
+      message.container ? std::string_view(message.container->array_key) : std::string_view();
+  const bool responses_body = message.container &&
+                              message.container->format == Format::openai_responses &&
+                              (array_key == "input" || array_key == "output");
   if (message.container && message.container.get() != m_counted_container &&
-      (message.container->array_key == "messages" ||
-       message.container->array_key == "choices") &&
-      (message.container->format == Format::anthropic ||
-       message.container->format == Format::openai)) {
+      (((array_key == "messages" || array_key == "choices") &&
+        (message.container->format == Format::anthropic ||
+         message.container->format == Format::openai)) ||
+       responses_body)) {
     // A request body's settings (tools, tool_choice, thinking, metadata, ...) and a
     // response body's members (id, model, usage, created, each choice's
     // finish_reason, ...) have no place in a message-per-line format: counted once
     // per body, by name.
     m_counted_container = message.container.get();
     const Container& body = *message.container;
-    bool response = body.array_key == "choices";
+    bool response = body.array_key == "choices" || body.array_key == "output";
     std::string_view kind = response ? "response bodies" : "request bodies";
     const JsonValue& root = body.source->doc;
     if (root.IsObject()) {
       for (const auto& member : root.GetObject()) {
         std::string_view key = view_of(member.name);
-        if (key == "system" && body.system_slot) {
-          continue;
+        if ((key == "system" || (responses_body && key == "instructions")) && body.system_slot) {
+          continue;  // the system prompt: a message
         }
         if (key != body.array_key) {
           drop(fmt::format("{} of {}", key, kind), message);
-        } else if (response && member.value.IsArray()) {
+        } else if (body.array_key == "choices" && member.value.IsArray()) {
           counted_choice_members(member.value, kind, message);
         }
       }
@@ -374,8 +384,14 @@ void EncoderBase::drop_unheld(const Message& message) {
   auto unmodelled = format_info(message.origin).unmodelled;
   if (unmodelled != nullptr && message.json != nullptr && message.json != m_counted_json) {
     m_counted_json = message.json;
+    // Formats of the Responses family hold each other's items whole.
+    const bool same_family = holds_responses_items(message.origin) &&
+                             holds_responses_items(m_format);
     unmodelled(message, [&](std::string_view what) {
       if (what == "timestamps" && target.holds_timestamps) {
+        return;
+      }
+      if (same_family && what != "timestamps") {
         return;
       }
       if (m_format == Format::claude_code &&
@@ -607,13 +623,21 @@ const FormatInfo k_formats[] = {
     {Format::synaptic, "synaptic",
      "Synaptic (Rust) messages, one per line: role-tagged, content_blocks, tool_calls",
      sniff_synaptic, make_synaptic_decoder, make_synaptic_encoder},
+    {Format::openai_responses, "openai-responses",
+     "OpenAI Responses API items, one per line; request and response bodies as input",
+     sniff_openai_responses, make_openai_responses_decoder, make_openai_responses_encoder, false,
+     false, false, openai_responses_unmodelled},
+    {Format::codex, "codex",
+     "Codex CLI session rollouts (~/.codex/sessions/**/rollout-*.jsonl)",
+     sniff_codex, make_codex_decoder, make_codex_encoder, true, false, true, codex_unmodelled},
 };
 
 // When two formats score the same, the earlier one here wins: a file of plain
 // {"role","content"} lines is read as OpenAI chat, the most common such file.
 constexpr Format k_detect_priority[] = {Format::openai,    Format::anthropic, Format::claude_code,
                                         Format::langchain, Format::agentscope, Format::opencode,
-                                        Format::synaptic};
+                                        Format::synaptic,  Format::openai_responses,
+                                        Format::codex};
 
 }  // namespace
 
