@@ -146,7 +146,7 @@ class CodexEncoder final : public EncoderBase {
       return;
     }
     m_items.clear();
-    encode_responses_items(message, [&](std::string_view what) { drop(what, message); },
+    encode_responses_items(message, format(), [&](std::string_view what) { drop(what, message); },
                            m_items);
     if (m_items.empty()) {
       return;
@@ -171,7 +171,7 @@ class CodexEncoder final : public EncoderBase {
       return;
     }
     m_items.clear();
-    encode_responses_items(m, [&](std::string_view what) { drop(what, m); }, m_items);
+    encode_responses_items(m, format(), [&](std::string_view what) { drop(what, m); }, m_items);
     if (m.json == &root) {  // an older rollout's bare item
       values.insert(values.end(), m_items.begin(), m_items.end());
       return;

@@ -60,6 +60,23 @@ class ResponsesDecoder final : public Decoder {
     if (!root.IsObject()) {
       wrong_type("", "a JSON object", root);
     }
+    const JsonValue* items = find_member(root, "output");
+    if (items == nullptr) {
+      items = find_member(root, "input");
+    }
+    if ((is_response_body(root) || is_request_body(root)) && items->IsArray() &&
+        items->Empty()) {
+      // A body with no items (a background response still queued): a record of its
+      // own, kept as it is.
+      Message message = begin_message(Format::openai_responses, record, &root);
+      message.kind = Kind::bookkeeping;
+      message.role = Role::none;
+      message.content.form = Content::Form::absent;
+      message.record_type = is_response_body(root) ? "empty response body" : "empty request body";
+      message.raw = std::move(record.raw);
+      out.push_back(std::move(message));
+      return;
+    }
     if (is_response_body(root)) {
       decode_response(std::move(record), out);
       return;
@@ -156,7 +173,7 @@ class ResponsesEncoder final : public EncoderBase {
 
  protected:
   void encode(const Message& message, std::vector<std::string>& values) override {
-    encode_responses_items(message, [&](std::string_view what) { drop(what, message); },
+    encode_responses_items(message, format(), [&](std::string_view what) { drop(what, message); },
                            values);
   }
 };

@@ -540,7 +540,15 @@ class OpenCodeEncoder final : public EncoderBase {
         return;
       }
     }
-    drain(values);
+    // Tool calls made one per message (Responses function_call items) join the held
+    // assistant message while none of its results has come.
+    bool more_calls = results.empty() && message.role == Role::assistant &&
+                      message.has_tool_uses() && !m_held.empty() &&
+                      std::all_of(m_held.begin(), m_held.end(),
+                                  [](const Message& m) { return m.role == Role::assistant; });
+    if (!more_calls) {
+      drain(values);
+    }
     Message own = message;
     if (!results.empty()) {
       own.content.blocks = std::move(rest);

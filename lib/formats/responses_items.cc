@@ -301,13 +301,13 @@ using DropFn = std::function<void(std::string_view)>;
 
 class ItemWriter {
  public:
-  ItemWriter(const Message& m, const DropFn& drop, std::vector<std::string>& values)
-      : m_m(m), m_drop(drop), m_values(values),
+  ItemWriter(const Message& m, Format target, const DropFn& drop, std::vector<std::string>& values)
+      : m_m(m), m_target(target), m_drop(drop), m_values(values),
         m_same(holds_responses_items(m.origin) && m.json != nullptr && m.json->IsObject()) {}
 
   void run() {
     if (m_m.kind != Kind::turn) {
-      if (m_same) {
+      if (m_same && m_m.origin == m_target) {
         m_values.push_back(to_json(*m_m.json));
       } else {
         m_drop(record_noun(m_m));
@@ -633,6 +633,7 @@ class ItemWriter {
   }
 
   const Message& m_m;
+  Format m_target;
   const DropFn& m_drop;
   std::vector<std::string>& m_values;
   bool m_same;
@@ -641,9 +642,9 @@ class ItemWriter {
 
 }  // namespace
 
-void encode_responses_items(const Message& message, const DropFn& drop,
+void encode_responses_items(const Message& message, Format target, const DropFn& drop,
                             std::vector<std::string>& values) {
-  ItemWriter(message, drop, values).run();
+  ItemWriter(message, target, drop, values).run();
 }
 
 }  // namespace convo

@@ -36,10 +36,11 @@ int sniff_responses_item(const JsonValue& record);
 void responses_item_unmodelled(const Message& message,
                                const std::function<void(std::string_view)>& unheld);
 
-// Writes `message` as Responses items, appending each item's compact JSON to
-// `values`; `drop` is called with a plural noun phrase for what cannot be written.
-// A message decoded from an item of this family keeps the item's members.
-void encode_responses_items(const Message& message,
+// Writes `message` as Responses items for a file of `target`, appending each item's
+// compact JSON to `values`; `drop` is called with a plural noun phrase for what
+// cannot be written (records that are not messages, unless of `target` itself). A
+// message decoded from an item of this family keeps the item's members.
+void encode_responses_items(const Message& message, Format target,
                             const std::function<void(std::string_view)>& drop,
                             std::vector<std::string>& values);
 
