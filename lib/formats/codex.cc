@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
 #include <optional>
 #include <utility>
 
@@ -158,6 +160,9 @@ class CodexEncoder final : public EncoderBase {
     for (const std::string& item : m_items) {
       values.push_back(line(time, "response_item", item));
     }
+    if (message.role == Role::assistant && !message.usage.empty()) {
+      values.push_back(line(time, "event_msg", token_count(message.usage)));
+    }
   }
 
  private:
@@ -202,6 +207,7 @@ class CodexEncoder final : public EncoderBase {
       m_file = file;
       m_position = 0;
       m_last_ms.reset();
+      std::fill(std::begin(m_totals), std::end(m_totals), 0);
     }
     std::optional<std::int64_t> ms;
     if (!m.timestamp.empty()) {
@@ -250,6 +256,48 @@ class CodexEncoder final : public EncoderBase {
     return line(time, "session_meta", std::string_view(buffer.GetString(), buffer.GetSize()));
   }
 
+  // A token_count event for a response's usage, as Codex writes one after each
+  // response: its counts and the session's running totals.
+  std::string token_count(const Usage& u) {
+    const std::optional<std::int64_t> last[] = {u.input, u.cache_read, u.output, u.reasoning,
+                                                u.total ? u.total
+                                                        : std::optional<std::int64_t>(
+                                                              u.input.value_or(0) +
+                                                              u.output.value_or(0))};
+    static constexpr std::string_view k_keys[] = {"input_tokens", "cached_input_tokens",
+                                                  "output_tokens", "reasoning_output_tokens",
+                                                  "total_tokens"};
+    rapidjson::StringBuffer buffer;
+    JsonWriter w(buffer);
+    auto counts = [&](bool totals) {
+      w.StartObject();
+      for (std::size_t i = 0; i < std::size(k_keys); ++i) {
+        if (totals) {
+          m_totals[i] += last[i].value_or(0);
+        }
+        w.Key(k_keys[i].data(), static_cast<rapidjson::SizeType>(k_keys[i].size()));
+        w.Int64(totals ? m_totals[i] : last[i].value_or(0));
+      }
+      w.EndObject();
+    };
+    w.StartObject();
+    w.Key("type");
+    w.String("token_count");
+    w.Key("info");
+    w.StartObject();
+    w.Key("total_token_usage");
+    counts(true);
+    w.Key("last_token_usage");
+    counts(false);
+    w.Key("model_context_window");
+    w.Null();
+    w.EndObject();
+    w.Key("rate_limits");
+    w.Null();
+    w.EndObject();
+    return std::string(buffer.GetString(), buffer.GetSize());
+  }
+
   std::string line(std::string_view time, std::string_view type, std::string_view payload) {
     rapidjson::StringBuffer buffer;
     JsonWriter w(buffer);
@@ -265,6 +313,7 @@ class CodexEncoder final : public EncoderBase {
   }
 
   std::vector<std::string> m_items;
+  std::int64_t m_totals[5] = {};  // the input's token counts so far, for token_count events
   std::string m_file;
   std::size_t m_position = 0;
   std::optional<std::int64_t> m_last_ms;

@@ -399,6 +399,9 @@ void EncoderBase::drop_unheld(const Message& message) {
            what == "usage" || what.ends_with(" of response messages"))) {
         return;  // a Claude Code record's message is an Anthropic response message
       }
+      if (m_format == Format::codex && what == "usage") {
+        return;  // written as the response's token_count event
+      }
       drop(what, message);
     });
   }

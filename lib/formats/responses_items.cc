@@ -487,8 +487,13 @@ class ItemWriter {
     if (was == nullptr || find_member(*was, "type") != nullptr) {
       item.set_string("type", "message");
     }
-    item.set_string("role", m_m.role == Role::tool ? std::string_view("user")
-                                                   : std::string_view(openai_role_name(m_m)));
+    // Codex resumes a rollout without its system messages (checked with Codex CLI
+    // 0.169.0): there the system prompt is a developer message, as Codex's own are.
+    std::string role = m_m.role == Role::tool ? std::string("user") : openai_role_name(m_m);
+    if (role == "system" && m_target == Format::codex && !m_same) {
+      role = "developer";
+    }
+    item.set_string("role", role);
     const JsonValue* content = was != nullptr ? find_member(*was, "content") : nullptr;
     item.set("content", [&](JsonWriter& cw) {
       if (!m_m.content.is_blocks()) {
