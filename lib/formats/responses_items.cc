@@ -179,6 +179,12 @@ void decode_reasoning(const JsonValue& item, const std::string& path, Message& m
   if (text.empty()) {
     add(find_member(item, "content"), "text", "content");
   }
+  if (text.empty()) {
+    // Nothing readable (encrypted content only): an opaque block, which only this
+    // family writes back; an empty thinking block would be noise elsewhere.
+    decode_opaque(item, "reasoning", message);
+    return;
+  }
   Block block;
   block.type = BlockType::thinking;
   block.type_name = "thinking";  // not "reasoning": OpenAI chat's member of that name
@@ -273,7 +279,9 @@ void responses_item_unmodelled(const Message& message,
   bool opaque = type != "message" && type != "function_call" && type != "custom_tool_call" &&
                 type != "function_call_output" && type != "custom_tool_call_output" &&
                 type != "reasoning";
-  if (opaque) {
+  bool one_opaque_block = message.content.is_blocks() && message.content.blocks.size() == 1 &&
+                          message.content.blocks.front().type == BlockType::unknown;
+  if (opaque || one_opaque_block) {
     return;  // the whole item is a block the target counts
   }
   for (const auto& member : message.json->GetObject()) {
