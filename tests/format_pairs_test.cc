@@ -28,6 +28,7 @@ struct Holds {
   bool envelope = false;  // Claude Code's record envelope (uuid chain, session, ...)
   bool timestamps = false;
   bool records = false;   // records that are not messages (a rollout's session_meta)
+  bool system_role = true;  // false: a system message is written as a developer one
 };
 
 Holds holds(Format format) {
@@ -65,6 +66,7 @@ Holds holds(Format format) {
     case Format::codex:
       h.timestamps = true;
       h.records = true;
+      h.system_role = false;
       [[fallthrough]];
     case Format::openai_responses:
       h.names = false;
@@ -254,6 +256,9 @@ std::vector<std::string> unholdable(const std::vector<Message>& messages, const 
   for (const Message& m : messages) {
     if ((m.role == Role::system || m.role == Role::developer) && !target.system) {
       out.insert("system messages");
+    }
+    if (m.role == Role::system && target.system && !target.system_role) {
+      out.insert("system roles");
     }
     if (!m.name.empty() && !target.names) {
       out.insert("names");

@@ -196,7 +196,9 @@ Message begin_contained(const std::shared_ptr<Container>& container, const Locat
   return message;
 }
 
-bool follows_openai_api(Format format) { return format == Format::openai; }
+bool follows_openai_api(Format format) {
+  return format == Format::openai || holds_responses_items(format);
+}
 
 bool keeps_calls_apart(Format format) {
   return format == Format::openai || format == Format::langchain || format == Format::synaptic;

@@ -221,8 +221,9 @@ bool is_response(const Message& message);
 // message with calls may still have text content.
 bool keeps_calls_apart(Format format);
 
-// True when messages of `format` are OpenAI Chat Completions messages, checked by
-// OpenAI's rules (tool results as messages of their own) rather than Anthropic's.
+// True when messages of `format` are OpenAI Chat Completions messages or Responses
+// items, checked by OpenAI's rules (tool results as messages of their own) rather
+// than Anthropic's.
 bool follows_openai_api(Format format);
 
 // Everything convo knows about one format.

@@ -498,8 +498,9 @@ class ItemWriter {
     // Codex resumes a rollout without its system messages (checked with Codex CLI
     // 0.169.0): there the system prompt is a developer message, as Codex's own are.
     std::string role = m_m.role == Role::tool ? std::string("user") : openai_role_name(m_m);
-    if (role == "system" && m_target == Format::codex && !m_same) {
+    if (role == "system" && m_target == Format::codex && m_m.origin != Format::codex) {
       role = "developer";
+      m_drop("system message roles");  // what is lost: that it was a system message
     }
     item.set_string("role", role);
     const JsonValue* content = was != nullptr ? find_member(*was, "content") : nullptr;
