@@ -11,7 +11,7 @@
 # Exit 77 (SKIPPED) without Codex: `npm ci` in tests/codex_oracle installs it, or
 # CODEX names the binary.
 set -u
-convo=$(realpath "$1") source_dir=$2
+convo=$(realpath "$1") source_dir=$(realpath "$2")
 here=$source_dir/tests/codex_oracle
 codex=${CODEX:-$here/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex}
 if [ ! -x "$codex" ]; then

@@ -60,18 +60,50 @@ def compare(convo, codex, path, work):
     meta = next((r for r in records if r.get("type") == "session_meta"), None)
     if meta is None or not any(r.get("type") == "response_item" for r in records):
         return "SKIP", "no session_meta or no response_item"
-    session = meta["payload"]["id"]
+    session = meta.get("payload", {}).get("id")
+    if not isinstance(session, str):
+        return "SKIP", "its session_meta has no id (Codex resumes a session by id)"
     home = os.path.join(work, "home")
     shutil.rmtree(home, ignore_errors=True)
     day = os.path.join(home, "sessions", "2025", "01", "01")
     os.makedirs(day)
     rollout = os.path.join(day, f"rollout-2025-01-01T00-00-00-{session}.jsonl")
-    with open(rollout, "wb") as f:
-        f.write(own.stdout)
+    # The copy given to Codex names the loopback provider: Codex does not resume a
+    # session under another provider than the one its session_meta names.
+    with open(rollout, "w", encoding="utf-8") as f:
+        for line in own.stdout.decode().splitlines():
+            record = json.loads(line) if line.strip() else None
+            if (isinstance(record, dict) and record.get("type") == "session_meta" and
+                    isinstance(record.get("payload"), dict) and
+                    "model_provider" in record["payload"]):
+                record["payload"]["model_provider"] = "loop"
+                line = json.dumps(record, ensure_ascii=False)
+            f.write(line + "\n")
     expected = run([convo, "convert", "-q", "--from", "codex", "--to", "openai-responses", rollout])
     if expected.returncode != 0:
         return "FAIL", "convo convert --to openai-responses: " + expected.stderr.decode().strip()
     expected_items = lines(expected.stdout.decode())
+    # What Codex itself rewrites when it resumes, named in the result: it sends a
+    # remote image (an https URL; it takes only data: URLs) as a note in its place.
+    rewrites = 0
+    for item in expected_items:
+        for i, part in enumerate(item.get("content") or []):
+            if (isinstance(part, dict) and part.get("type") == "input_image" and
+                    str(part.get("image_url", "")).startswith(("http://", "https://"))):
+                item["content"][i] = {"type": "input_text", "text": "image content omitted "
+                                      "because remote image URLs are not supported"}
+                rewrites += 1
+    # Members Codex keeps in its rollouts but does not send to the API.
+    internal = 0
+    for item in expected_items:
+        for key in [k for k in item if k.startswith("internal_")]:
+            del item[key]
+            internal += 1
+    notes = []
+    if rewrites:
+        notes.append(f"{rewrites} remote image URLs Codex omits")
+    if internal:
+        notes.append(f"{internal} internal_* members Codex does not send")
 
     port = free_port()
     captured = os.path.join(work, "captured")
@@ -99,8 +131,23 @@ def compare(convo, codex, path, work):
         server.wait()
     request = os.path.join(captured, "req-000.json")
     if not os.path.exists(request):
-        return "FAIL", "Codex sent no request: " + result.stderr.decode(errors="replace")[-400:]
+        why = result.stderr.decode(errors="replace")
+        why = next((line for line in why.splitlines() if "rror" in line), why[-300:])
+        with open(path, "rb") as f:
+            own_file = f.read() == own.stdout
+        # A rollout Codex wrote (convert --to codex kept it as it is) that this Codex
+        # does not read: a question for the file, not for convo.
+        return ("SKIP" if own_file else "FAIL"), "Codex did not resume it: " + why.strip()[:300]
     sent = tidy(json.load(open(request, encoding="utf-8"))["input"])
+    # Codex answers a call left without output ("aborted") when it resumes.
+    answered = {item.get("call_id") for item in expected_items
+                if str(item.get("type", "")).endswith("_output")}
+    synthetic = [item for item in sent if str(item.get("type", "")).endswith("_output") and
+                 item.get("call_id") not in answered]
+    if synthetic:
+        sent = [item for item in sent if item not in synthetic]
+        notes.append(f"{len(synthetic)} outputs Codex adds for calls left unanswered")
+    note = "".join("; " + n for n in notes)
     # Codex puts its instructions (developer messages) ahead of the history and its
     # context and the prompt after it: the history is the run that matches.
     n = len(expected_items)
@@ -109,7 +156,7 @@ def compare(convo, codex, path, work):
             added = sent[:start] + sent[start + n:]
             if all(item.get("type") == "message" and item.get("role") in ("developer", "user")
                    for item in added):
-                return "SAME", f"{n} items; {len(added)} added by resuming"
+                return "SAME", f"{n} items; {len(added)} added by resuming{note}"
     # The first item of ours that Codex did not send as it is.
     for i, item in enumerate(expected_items):
         if item not in sent:
