@@ -67,13 +67,15 @@ COVERS = {
     "cache control": {"cache_control"},
     "signatures": {"signature"},
     "system message roles": {"role"},
+    "encrypted reasoning": {"encrypted_content"},
+    "item ids": {"id"},
     # A Codex rollout's token_count events hold the usage of the responses before them.
     "event_msg records": {"usage", "cache_read_input_tokens", "cache_creation_input_tokens",
                           "usage_metadata", "tokens"},
 }
 # Nouns that name the kind of thing, not the thing: "thinking blocks" -> thinking.
 GENERIC = re.compile(r"\s+(blocks?|records?|parts?|fields?|members?|items?|messages?|"
-                     r"of request bodies|of response bodies|of messages|of records)$")
+                     r"of request bodies|of response bodies|of messages|of records|of items)$")
 
 
 def snake(name):

@@ -10,6 +10,7 @@
 #include "formats/fields.h"
 #include "formats/json_out.h"
 #include "formats/object_writer.h"
+#include "formats/responses_items.h"
 #include "formats/opencode_storage.h"
 #include "formats/tool_turns.h"
 #include "io/output.h"
@@ -542,7 +543,8 @@ class OpenCodeEncoder final : public EncoderBase {
     }
     // Tool calls made one per message (Responses function_call items) join the held
     // assistant message while none of its results has come.
-    bool more_calls = results.empty() && message.role == Role::assistant &&
+    bool more_calls = holds_responses_items(message.origin) && results.empty() &&
+                      message.role == Role::assistant &&
                       message.has_tool_uses() && !m_held.empty() &&
                       std::all_of(m_held.begin(), m_held.end(),
                                   [](const Message& m) { return m.role == Role::assistant; });
