@@ -14,17 +14,6 @@ std::optional<std::int64_t> index_of(const JsonValue& event, std::string_view ke
   return value->GetInt64();
 }
 
-// Sets member `key` of `object` to `value` (copied).
-void set_member(JsonValue& object, std::string_view key, const JsonValue& value,
-                JsonAllocator& alloc) {
-  if (JsonValue* existing = const_cast<JsonValue*>(find_member(object, key))) {
-    existing->CopyFrom(value, alloc);
-    return;
-  }
-  object.AddMember(JsonValue(key.data(), static_cast<rapidjson::SizeType>(key.size()), alloc),
-                   JsonValue(value, alloc), alloc);
-}
-
 // Appends `more` to the string member `key` of `object` (absent: made).
 void append_member(JsonValue& object, std::string_view key, std::string_view more,
                    JsonAllocator& alloc) {
@@ -33,8 +22,7 @@ void append_member(JsonValue& object, std::string_view key, std::string_view mor
     text = std::string(*was);
   }
   text += more;
-  JsonValue value(text.data(), static_cast<rapidjson::SizeType>(text.size()), alloc);
-  set_member(object, key, value, alloc);
+  set_member(object, key, make_string(text, alloc), alloc);
 }
 
 // Element `index` of the array member `key` of `object`, the array grown with
@@ -43,8 +31,7 @@ JsonValue& element(JsonValue& object, std::string_view key, std::size_t index,
                    JsonAllocator& alloc) {
   JsonValue* list = const_cast<JsonValue*>(find_member(object, key));
   if (list == nullptr || !list->IsArray()) {
-    JsonValue empty(rapidjson::kArrayType);
-    set_member(object, key, empty, alloc);
+    set_member(object, key, JsonValue(rapidjson::kArrayType), alloc);
     list = const_cast<JsonValue*>(find_member(object, key));
   }
   while (list->Size() <= index) {
@@ -146,21 +133,21 @@ std::optional<std::string> ResponsesStreamAssembler::event(const JsonValue& even
     if (is_delta && delta) {
       append_member(part, "text", *delta, alloc);
     } else if (is_done && string_member(event, "text")) {
-      set_member(part, "text", *find_member(event, "text"), alloc);
+      set_member(part, "text", JsonValue(*find_member(event, "text"), alloc), alloc);
     }
   } else if (type.starts_with("response.refusal.")) {
     JsonValue& part = element(*item, "content", content, alloc);
     if (is_delta && delta) {
       append_member(part, "refusal", *delta, alloc);
     } else if (is_done && string_member(event, "refusal")) {
-      set_member(part, "refusal", *find_member(event, "refusal"), alloc);
+      set_member(part, "refusal", JsonValue(*find_member(event, "refusal"), alloc), alloc);
     }
   } else if (type.starts_with("response.reasoning_summary_text.")) {
     JsonValue& part = element(*item, "summary", summary, alloc);
     if (is_delta && delta) {
       append_member(part, "text", *delta, alloc);
     } else if (is_done && string_member(event, "text")) {
-      set_member(part, "text", *find_member(event, "text"), alloc);
+      set_member(part, "text", JsonValue(*find_member(event, "text"), alloc), alloc);
     }
   } else {
     std::string_view key = type.starts_with("response.function_call_arguments.") ? "arguments"
@@ -168,7 +155,7 @@ std::optional<std::string> ResponsesStreamAssembler::event(const JsonValue& even
     if (is_delta && delta) {
       append_member(*item, key, *delta, alloc);
     } else if (is_done && string_member(event, key)) {
-      set_member(*item, key, *find_member(event, key), alloc);
+      set_member(*item, key, JsonValue(*find_member(event, key), alloc), alloc);
     }
   }
   return std::nullopt;
@@ -192,7 +179,7 @@ std::string ResponsesStreamAssembler::body(std::string& problem) const {
         items.PushBack(JsonValue(item, alloc), alloc);
       }
     }
-    set_member(out, "output", items, alloc);
+    set_member(out, "output", std::move(items), alloc);
   }
   if (!m_error.empty()) {
     problem = fmt::format("the stream reported an error: {}", m_error);
