@@ -27,9 +27,9 @@ bool is_line_type(std::string_view type) {
          std::end(k_line_types);
 }
 
-// The Codex CLI version whose rollouts convo writes (the `cli_version` of the
-// session_meta line it makes).
-constexpr std::string_view k_written_version = "0.47.0";
+// The Codex CLI version whose rollouts convo writes and was checked against
+// (tests/codex_oracle_test.sh): the `cli_version` of the session_meta line it makes.
+constexpr std::string_view k_written_version = "0.169.0";
 
 // --- Decoding ---
 

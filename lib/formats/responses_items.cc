@@ -322,6 +322,23 @@ class ItemWriter {
       }
       return;
     }
+    // An item of this family, unchanged, is written as it is (Codex's system role
+    // aside): its own bytes when it was a line of its own.
+    bool system_to_codex = m_target == Format::codex && m_m.origin != Format::codex &&
+                           m_m.role == Role::system;
+    // Codex reads only typed items whose content is a list of parts.
+    bool easy_to_codex = m_target == Format::codex && m_same &&
+                         (!string_member(*m_m.json, "type") ||
+                          (find_member(*m_m.json, "content") != nullptr &&
+                           find_member(*m_m.json, "content")->IsString()));
+    if (m_same && !m_m.modified && !system_to_codex && !easy_to_codex) {
+      if (m_m.origin == Format::openai_responses && !m_m.container && !m_m.raw.empty()) {
+        m_values.push_back(m_m.raw);
+      } else {
+        m_values.push_back(to_json(*m_m.json));
+      }
+      return;
+    }
     if (m_m.role == Role::none || m_m.role == Role::custom || m_m.role == Role::function) {
       m_drop(fmt::format("{} messages", m_m.role == Role::custom
                                              ? std::string_view(m_m.custom_role)
@@ -492,7 +509,7 @@ class ItemWriter {
     const JsonValue* was = original("message");
     m_used_original = m_used_original || was != nullptr;
     ObjectWriter item(w, was);
-    if (was == nullptr || find_member(*was, "type") != nullptr) {
+    if (was == nullptr || find_member(*was, "type") != nullptr || m_target == Format::codex) {
       item.set_string("type", "message");
     }
     // Codex resumes a rollout without its system messages (checked with Codex CLI
@@ -503,7 +520,9 @@ class ItemWriter {
       m_drop("system message roles");  // what is lost: that it was a system message
     }
     item.set_string("role", role);
-    const JsonValue* content = was != nullptr ? find_member(*was, "content") : nullptr;
+    // A string content stays a string, but in Codex, which takes only parts.
+    const JsonValue* content =
+        was != nullptr && m_target != Format::codex ? find_member(*was, "content") : nullptr;
     item.set("content", [&](JsonWriter& cw) {
       if (!m_m.content.is_blocks()) {
         if (content != nullptr && content->IsString()) {
