@@ -45,8 +45,8 @@ SHELL_CORPORA = {
     "short5m": "yes '{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"assistant\","
                "\"content\":\"yo\"}' | head -n 5000000",
 }
-# Real Codex rollouts (../shared/corpus/codex) repeated to ~190 MB, and their
-# response_item payloads as Responses items, one per line (~150 MB).
+# Real Codex rollouts (../shared/corpus/codex) repeated to ~200 MB, and their
+# response_item payloads as Responses items, one per line (~200 MB).
 _CODEX = " ".join(shlex.quote(str(ROOT.parent / "shared" / "corpus" / "codex" / p)) for p in (
     "jerometremblay__codex_log_viewer/codex_sessions/"
     "20260213134203_redacted_current_codex_session_jsonl_export.jsonl",
@@ -54,7 +54,7 @@ _CODEX = " ".join(shlex.quote(str(ROOT.parent / "shared" / "corpus" / "codex" / 
     "20260219184701_user-actions-should-display-their-cost-which-includes-the-total.jsonl",
     "yoavf__ai-sessions/examples/codex-pomodor-timer.jsonl"))
 SHELL_CORPORA["codex"] = f"for i in $(seq 100); do cat {_CODEX}; done"
-SHELL_CORPORA["responses"] = (f"for i in $(seq 100); do cat {_CODEX}; done"
+SHELL_CORPORA["responses"] = (f"for i in $(seq 240); do cat {_CODEX}; done"
                               " | jq -c 'select(.type == \"response_item\") | .payload'")
 CORPORA["cc1g"] = ("claude-code", 265000)  # ~1 GB
 

@@ -382,18 +382,20 @@ void EncoderBase::drop_unheld(const Message& message) {
   if (message.usage.cost && !target.holds_cost) {
     drop("costs", message);
   }
+  // Formats of the Responses family hold each other's items whole: only a time can
+  // be lost between them.
+  if (holds_responses_items(message.origin) && holds_responses_items(m_format)) {
+    if (!message.timestamp.empty() && !target.holds_timestamps && message.is_turn()) {
+      drop("timestamps", message);
+    }
+    return;
+  }
   // Once per source object: the turns split from one record share it.
   auto unmodelled = format_info(message.origin).unmodelled;
   if (unmodelled != nullptr && message.json != nullptr && message.json != m_counted_json) {
     m_counted_json = message.json;
-    // Formats of the Responses family hold each other's items whole.
-    const bool same_family = holds_responses_items(message.origin) &&
-                             holds_responses_items(m_format);
     unmodelled(message, [&](std::string_view what) {
       if (what == "timestamps" && target.holds_timestamps) {
-        return;
-      }
-      if (same_family && what != "timestamps") {
         return;
       }
       if (m_format == Format::claude_code &&
