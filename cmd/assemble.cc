@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "common.h"
+#include "formats/stream.h"
 #include "io/output.h"
 #include "stages/assemble.h"
 
@@ -30,6 +31,25 @@ format). A stream that is cut
 off or reports an error is written as far as it arrived, then the error names
 the place (exit 3; --on-error skip makes it a warning). See convo-assemble(1).)";
 
+// The formats with a stream reader in the registry, "anthropic, openai`last`langchain":
+// a format that gains a stream dialect is read here with no change.
+std::string stream_format_names(std::string_view last) {
+  std::vector<std::string_view> names;
+  for (const FormatInfo& info : all_formats()) {
+    if (info.make_stream_reader != nullptr) {
+      names.push_back(info.name);
+    }
+  }
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) {
+      out += i + 1 == names.size() ? last : ", ";
+    }
+    out += names[i];
+  }
+  return out;
+}
+
 }  // namespace
 
 void add_assemble(CLI::App& app, Runner& run) {
@@ -41,16 +61,16 @@ void add_assemble(CLI::App& app, Runner& run) {
   sub->get_option("FILE")->description("Streams to read (gzip or zstd too) and directories; "
                                        "none or - reads standard input");
   sub->get_option("--from")->description(
-      "Stream format: auto (each stream's own, as its events show), anthropic, openai or "
-      "langchain; a stream in another format is an error");
+      "Stream format: auto (each stream's own, as its events show), " +
+      stream_format_names(" or ") + "; a stream in another format is an error");
   sub->get_option("--on-error")
       ->description("A stream that is cut off or reports an error: fail (write what arrived, "
                     "then stop with exit 3), skip or keep (write what arrived, warn, go on)");
   sub->callback([args, &run] {
-    const std::vector<std::string> streams = {"auto", "anthropic", "openai", "langchain"};
-    if (std::find(streams.begin(), streams.end(), args->input.from) == streams.end()) {
-      throw CLI::ValidationError("--from", "assemble reads anthropic, openai and langchain "
-                                           "streams, not " + args->input.from);
+    std::optional<Format> from = parse_format(args->input.from);
+    if (args->input.from != "auto" && (!from || format_info(*from).make_stream_reader == nullptr)) {
+      throw CLI::ValidationError("--from", "assemble reads " + stream_format_names(" and ") +
+                                           " streams, not " + args->input.from);
     }
     run = [args] {
       AssembleOptions options;

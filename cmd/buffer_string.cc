@@ -53,8 +53,8 @@ void add_buffer_string(CLI::App& app, Runner& run) {
   sub->callback([args, &run] {
     run = [args] {
       BufferStringOptions options = args->options;
-      options.format = args->format == "xml" ? BufferStringOptions::Format::xml
-                                             : BufferStringOptions::Format::prefix;
+      options.style = args->format == "xml" ? BufferStringOptions::Style::xml
+                                             : BufferStringOptions::Style::prefix;
       auto shared = std::make_shared<const BufferStringOptions>(std::move(options));
       return run_stream_command(args->input, OutputArgs{},
                                 [] { return std::make_unique<PassThrough>(); },

@@ -13,6 +13,7 @@
 #include <memory>
 #include <thread>
 
+#include "io/input.h"
 #include "io/output.h"
 #include "message_types.h"
 #include "progress.h"
@@ -246,6 +247,19 @@ CLI::Validator type_names() {
         return "";
       },
       "TYPE,...");
+}
+
+std::string text_or_file(const std::string& argument) {
+  if (argument.empty() || argument.front() != '@') {
+    return argument;
+  }
+  std::unique_ptr<ByteSource> input = open_input(argument.substr(1));
+  std::string text;
+  char buffer[1 << 16];
+  while (std::size_t n = input->read(buffer, sizeof buffer)) {
+    text.append(buffer, n);
+  }
+  return text;
 }
 
 void write_stderr(std::string_view text) noexcept {

@@ -88,6 +88,10 @@ CLI::Validator type_names();
 // full stderr (2>&-, 2>/dev/full) loses the text, and the exit code still tells.
 void write_stderr(std::string_view text) noexcept;
 
+// A flag's value given as TEXT or @FILE (`--system @prompt.md`): the text, or the
+// contents of FILE (`-` is standard input). Throws convo::Error when FILE cannot be read.
+std::string text_or_file(const std::string& argument);
+
 // Prints warnings to stderr: `convo: FILE:LINE:COL: warning: what`.
 class StderrDiagnostics final : public Diagnostics {
  public:

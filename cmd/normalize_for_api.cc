@@ -123,7 +123,7 @@ void add_normalize_for_api(CLI::App& app, Runner& run) {
         // when asked for by name.
         request.thinking_without_parameter = args->keep_thinking || args->current_turn_thinking;
         if (args->system_given) {
-          request.system = system_prompt_argument(args->system);
+          request.system = text_or_file(args->system);
         }
         sink = request_sink(std::move(request));
       }

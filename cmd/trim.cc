@@ -112,8 +112,9 @@ void add_trim(CLI::App& app, Runner& run) {
             // Bounded, so that a count (characters / X) stays a finite number of
             // tokens: 1e-300 made every message infinitely long, and the budget moot.
             double x = 0;
-            return CLI::detail::lexical_cast(value, x) && x >= k_min_chars_per_token &&
-                           x <= k_max_chars_per_token
+            auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), x);
+            bool number = error == std::errc() && end == value.data() + value.size();
+            return number && x >= k_min_chars_per_token && x <= k_max_chars_per_token
                        ? ""
                        : fmt::format("must be a number from {} to {}", k_min_chars_per_token,
                                      k_max_chars_per_token);
@@ -146,10 +147,7 @@ void add_trim(CLI::App& app, Runner& run) {
     GroupBy grouping = group_by(args->conversation);
     run = [args, options, counting, grouping] {
       std::shared_ptr<const TokenCounter> counter = make_token_counter(counting);
-      std::optional<Format> to;
-      if (!args->output.to.empty()) {
-        to = parse_format(args->output.to);
-      }
+      std::optional<Format> to = stream_options(args->input, args->output).to;
       TrimOptions counted = options;
       counted.emptied = std::make_shared<std::atomic<std::uint64_t>>(0);
       int code = run_stream_command(args->input, args->output, [counted, counter, grouping, to] {

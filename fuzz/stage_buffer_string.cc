@@ -7,7 +7,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto options = std::make_shared<convo::BufferStringOptions>();
   if (size % 2 == 1) {
-    options->format = convo::BufferStringOptions::Format::xml;
+    options->style = convo::BufferStringOptions::Style::xml;
   }
   convo::fuzz::run_stage_on(
       data, size, [] { return std::make_unique<convo::PassThrough>(); },

@@ -4,19 +4,12 @@
 
 #include <algorithm>
 
+#include "formats/claude_code.h"
 #include "text_match.h"
 
 namespace convo {
 
 namespace {
-
-// Claude Code record types that name themselves (../shared/formats.md 1.2).
-constexpr std::string_view k_record_types[] = {
-    "file-history-snapshot", "queue-operation", "last-prompt",        "permission-mode",
-    "ai-title",              "custom-title",    "agent-name",         "agent-setting",
-    "mode",                  "pr-link",         "saved_hook_context", "bridge-session",
-    "worktree-state",        "tag",
-};
 
 constexpr std::string_view k_types[] = {
     "human",      "user",    "ai",          "assistant", "system",    "developer",
@@ -106,7 +99,8 @@ bool has_type(const Message& message, std::string_view type) {
 const std::vector<std::string>& type_vocabulary() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out(std::begin(k_types), std::end(k_types));
-    out.insert(out.end(), std::begin(k_record_types), std::end(k_record_types));
+    out.insert(out.end(), std::begin(k_claude_code_bookkeeping_types),
+               std::end(k_claude_code_bookkeeping_types));
     return out;
   }();
   return names;

@@ -29,7 +29,7 @@ bool is_tool_call_field(const Message& message, const Block& block) {
     auto type = string_member(*block.json, "type");
     return !(type && *type == "tool_use");
   }
-  return message.origin == Format::openai;
+  return keeps_calls_apart(message.origin);
 }
 
 // Whether LangChain would see the content as a list: the source's `content` member

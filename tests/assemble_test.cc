@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "formats/stream.h"
 #include "io/output.h"
 #include "sse_reader.h"
 #include "stages/assemble.h"
@@ -441,4 +442,91 @@ TEST_CASE("LangChain AIMessageChunk records join as LangChain's concat joins the
   REQUIRE(cut.size() == 1);
   CHECK(cut[0].json.find(R"("invalid_tool_calls":[{"name":"f","args":"{\"x\":","id":"c","error":"Malformed args.","type":"invalid_tool_call"}])") !=
         std::string::npos);
+}
+
+TEST_CASE("every stream dialect is reached through the registry, and claims its own first event",
+          "[assemble]") {
+  // A first event of each dialect, as SSE names and data carry it.
+  struct FirstEvent {
+    Format format;
+    std::string name;
+    std::string data;
+  };
+  const std::vector<FirstEvent> firsts = {
+      {Format::anthropic, "message_start",
+       R"({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[]}})"},
+      {Format::openai, "",
+       R"({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]})"},
+      {Format::langchain, "",
+       R"({"type":"AIMessageChunk","data":{"content":"Hi","id":"run-1"}})"},
+      {Format::openai_responses, "response.created",
+       R"({"type":"response.created","response":{"id":"resp_1","object":"response","status":"in_progress","output":[]}})"},
+  };
+  std::set<Format> streaming;
+  for (const FormatInfo& info : all_formats()) {
+    if (info.make_stream_reader == nullptr) {
+      continue;
+    }
+    std::unique_ptr<StreamReader> reader = info.make_stream_reader();
+    REQUIRE(reader != nullptr);
+    CHECK(reader->format() == info.format);
+    CHECK_FALSE(reader->name().empty());
+    CHECK_FALSE(reader->open());
+    streaming.insert(info.format);
+    for (const FirstEvent& first : firsts) {
+      JsonDoc doc;
+      REQUIRE_FALSE(parse_json(first.data, doc));
+      StreamEvent event;
+      event.name = first.name;
+      event.data = first.data;
+      INFO(format_name(info.format) << " offered a first " << format_name(first.format) << " event");
+      CHECK(reader->claims(event, doc) == (first.format == info.format));
+    }
+  }
+  CHECK(streaming == std::set<Format>{Format::anthropic, Format::openai, Format::langchain,
+                                      Format::openai_responses});
+  // The stage picks the dialect from the first event, framed as SSE or not.
+  for (const FirstEvent& first : firsts) {
+    INFO(format_name(first.format));
+    std::string framed = (first.name.empty() ? "" : "event: " + first.name + "\n") + "data: " + first.data + "\n\n";
+    for (const std::string& text : {framed, first.data + "\n"}) {
+      auto responses = assemble_text(text);
+      REQUIRE_FALSE(responses.empty());
+      CHECK(responses[0].format == first.format);
+    }
+  }
+}
+
+TEST_CASE("an event of another dialect ends the open response, cut off unless it was whole",
+          "[assemble]") {
+  const std::string anthropic =
+      R"({"type":"message_start","message":{"id":"m1","type":"message","role":"assistant","content":[]}})" "\n";
+  const std::string openai_open =
+      R"({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"}}]})" "\n";
+  const std::string openai_whole =
+      R"({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]})" "\n";
+  const std::string langchain = R"({"type":"AIMessageChunk","data":{"content":"Hi","id":"run-1"}})" "\n";
+  struct Case {
+    std::string text;
+    std::string problem;  // of the first response; empty: it is whole
+  };
+  const std::vector<Case> cases = {
+      {anthropic + openai_open, "an OpenAI stream starts before the Anthropic one ends"},
+      {anthropic + langchain, "a LangChain chunk comes before the Anthropic stream ends"},
+      {openai_open + anthropic, "an Anthropic stream starts before the OpenAI one ends"},
+      {openai_open + langchain, "a LangChain chunk comes before the OpenAI stream ends"},
+      {openai_whole + anthropic, ""},
+      {langchain + anthropic, ""},
+      {langchain + openai_whole, ""},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    auto responses = assemble_text(c.text);
+    REQUIRE(responses.size() == 2);
+    CHECK(responses[0].problem == c.problem);
+    CHECK(responses[0].whole == c.problem.empty());
+    if (!c.problem.empty()) {
+      CHECK(responses[0].problem_at.str() == "s.sse:2");
+    }
+  }
 }

@@ -99,7 +99,7 @@ TEST_CASE("buffer-string orders tool arguments as a JavaScript object does", "[b
 TEST_CASE("buffer-string --format xml writes LangChain Python's XML transcript",
           "[buffer_string]") {
   BufferStringOptions options;
-  options.format = BufferStringOptions::Format::xml;
+  options.style = BufferStringOptions::Style::xml;
   std::string text =
       R"({"role":"system","content":"Be <brief> & kind."})" "\n"
       R"({"role":"user","content":[{"type":"text","text":"Look at"},{"type":"image_url","image_url":{"url":"https://x/a.png?q=1&r=2"}},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}},{"type":"text","text":""},{"type":"text","text":"this"}]})" "\n"
@@ -124,7 +124,7 @@ TEST_CASE("buffer-string --format xml writes LangChain Python's XML transcript",
 TEST_CASE("buffer-string --format xml: Claude Code tool results are tool messages",
           "[buffer_string]") {
   BufferStringOptions options;
-  options.format = BufferStringOptions::Format::xml;
+  options.style = BufferStringOptions::Style::xml;
   options.human_prefix = "User";
   std::string text =
       R"({"type":"assistant","uuid":"2","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]}})" "\n"

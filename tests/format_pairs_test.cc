@@ -74,6 +74,7 @@ Holds holds(Format format) {
       h.is_error = false;
       break;
     case Format::none:
+    case Format::end_:
       break;
   }
   return h;

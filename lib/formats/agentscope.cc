@@ -7,6 +7,7 @@
 #include "formats/anthropic_blocks.h"
 #include "formats/fields.h"
 #include "formats/json_out.h"
+#include "formats/mapping.h"
 #include "formats/object_writer.h"
 #include "formats/tool_turns.h"
 #include "io/output.h"
@@ -340,28 +341,29 @@ class AgentScopeEncoder final : public EncoderBase {
     }
     w.StartArray();
     for (const Block* block : blocks) {
-      if (writable(m, *block, v2)) {
+      if (admit(fit(m, *block, v2), [&](std::string_view what) { drop(what, m); })) {
         write_block(w, m, *block, v2);
       }
     }
     w.EndArray();
   }
 
-  // Whether the block has an AgentScope form; reports it when not.
-  bool writable(const Message& m, const Block& block, bool v2) {
-    if (m.origin == Format::agentscope && block.json != nullptr) {
-      return true;
+  // Whether the block has an AgentScope form, and what it loses in it.
+  static BlockFit fit(const Message& m, const Block& block, bool v2) {
+    BlockFit out;
+    if (keeps_own_json(m, block, Format::agentscope)) {
+      return out;
     }
     switch (block.type) {
       case BlockType::text:
       case BlockType::tool_use:
       case BlockType::tool_result:
-        return true;
+        return out;
       case BlockType::thinking:
         if (!v2 && block.signature && !block.signature->empty()) {
-          drop("thinking signatures", m);
+          out.losing("thinking signatures");
         }
-        return true;
+        return out;
       case BlockType::image:
       case BlockType::audio:
       case BlockType::video:
@@ -371,42 +373,30 @@ class AgentScopeEncoder final : public EncoderBase {
             block.source.type == MediaSource::Type::url) {
           if (v2 || block.type == BlockType::image || block.type == BlockType::audio ||
               block.type == BlockType::video) {
-            return true;
+            return out;
           }
         }
-        drop(fmt::format("{} blocks", block_type_name(block.type)), m);
-        return false;
+        return out.dropping(fmt::format("{} blocks", block_type_name(block.type)));
       default:
-        drop(fmt::format("{} blocks", block.type_name.empty() ? block_type_name(block.type)
-                                                              : std::string_view(block.type_name)),
-             m);
-        return false;
+        return out.dropping(blocks_of(block));
     }
   }
 
+  // Anthropic's source object, which AgentScope's is (2.x gives a URL its media
+  // type); AgentScope has only base64 and URL sources, so others go as URLs.
   static void write_source(JsonWriter& w, const MediaSource& source, bool v2) {
-    w.StartObject();
-    w.Key("type");
-    if (source.type == MediaSource::Type::base64) {
-      w.String("base64");
-      w.Key("media_type");
-      write_string(w, source.media_type);
-      w.Key("data");
-      write_string(w, source.data);
-    } else {
-      w.String("url");
-      w.Key("url");
-      write_string(w, source.data);
-      if (v2 || !source.media_type.empty()) {
-        w.Key("media_type");
-        write_string(w, source.media_type);
-      }
+    const bool url_media_type = v2 || !source.media_type.empty();
+    if (source.type == MediaSource::Type::base64 || source.type == MediaSource::Type::url) {
+      write_anthropic_source(w, source, url_media_type);
+      return;
     }
-    w.EndObject();
+    MediaSource as_url = source;
+    as_url.type = MediaSource::Type::url;
+    write_anthropic_source(w, as_url, url_media_type);
   }
 
   void write_block(JsonWriter& w, const Message& m, const Block& block, bool v2) {
-    const bool same = m.origin == Format::agentscope && block.json != nullptr;
+    const bool same = keeps_own_json(m, block, Format::agentscope);
     ObjectWriter object(w, same ? block.json : nullptr);
     switch (block.type) {
       case BlockType::text:
@@ -489,8 +479,8 @@ class AgentScopeEncoder final : public EncoderBase {
     for (const Block& block : content.blocks) {
       bool fits = block.type == BlockType::text || block.type == BlockType::image ||
                   block.type == BlockType::audio || block.type == BlockType::video ||
-                  (m.origin == Format::agentscope && block.json != nullptr);
-      if (fits && writable(m, block, v2)) {
+                  (keeps_own_json(m, block, Format::agentscope));
+      if (fits && admit(fit(m, block, v2), [&](std::string_view what) { drop(what, m); })) {
         write_block(w, m, block, v2);
       } else if (!fits) {
         drop(fmt::format("{} blocks in tool results", block_type_name(block.type)), m);
@@ -525,10 +515,10 @@ void agentscope_unmodelled(const Message& message,
   }
 }
 
-std::unique_ptr<Decoder> make_agentscope_decoder() { return std::make_unique<AgentScopeDecoder>(); }
+std::unique_ptr<Decoder> make_agentscope_decoder() { return make_decoder<AgentScopeDecoder>(); }
 
 std::unique_ptr<Encoder> make_agentscope_encoder(LossReport& loss) {
-  return std::make_unique<AgentScopeEncoder>(loss);
+  return make_encoder<AgentScopeEncoder>(loss);
 }
 
 }  // namespace convo

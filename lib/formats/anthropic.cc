@@ -4,6 +4,7 @@
 
 #include "formats/anthropic_blocks.h"
 #include "formats/fields.h"
+#include "formats/mapping.h"
 #include "formats/object_writer.h"
 
 namespace convo {
@@ -69,18 +70,7 @@ int sniff_message(const JsonValue& message) {
   return score;
 }
 
-int sniff_messages(const JsonValue& array) {
-  int score = 0;
-  rapidjson::SizeType n = std::min<rapidjson::SizeType>(array.Size(), 32);
-  for (rapidjson::SizeType i = 0; i < n; ++i) {
-    int s = sniff_message(array[i]);
-    if (s < 0) {
-      return -1;
-    }
-    score += s;
-  }
-  return score;
-}
+int sniff_messages(const JsonValue& array) { return sniff_each(array, sniff_message); }
 
 bool is_request(const JsonValue& record) {
   const JsonValue* messages = find_member(record, "messages");
@@ -266,10 +256,17 @@ int sniff_anthropic(const JsonValue& record) {
   return sniff_message(record);
 }
 
-std::unique_ptr<Decoder> make_anthropic_decoder() { return std::make_unique<AnthropicDecoder>(); }
+std::unique_ptr<Decoder> make_anthropic_decoder() { return make_decoder<AnthropicDecoder>(); }
 
 std::unique_ptr<Encoder> make_anthropic_encoder(LossReport& loss) {
-  return std::make_unique<AnthropicEncoder>(loss);
+  return make_encoder<AnthropicEncoder>(loss);
+}
+
+bool anthropic_as_is(const Message& message) {
+  return message.origin == Format::anthropic && keeps_own_bytes(message) &&
+         message.json != nullptr && message.json->IsObject() && message.json->MemberCount() == 2 &&
+         find_member(*message.json, "role") != nullptr &&
+         find_member(*message.json, "content") != nullptr;
 }
 
 }  // namespace convo

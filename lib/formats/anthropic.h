@@ -15,4 +15,9 @@ int sniff_anthropic(const JsonValue& record);
 std::unique_ptr<Decoder> make_anthropic_decoder();
 std::unique_ptr<Encoder> make_anthropic_encoder(LossReport& loss);
 
+// True when the anthropic writer can write `message` as the bytes it was read from
+// and the API takes them as they are: a line of this format that holds nothing but
+// `role` and `content` (whether a stage changed it is the caller's question).
+bool anthropic_as_is(const Message& message);
+
 }  // namespace convo

@@ -86,43 +86,6 @@ void decode_block(const JsonValue& value, const std::string& path,
   }
 }
 
-void write_media_source(JsonWriter& w, const MediaSource& source) {
-  w.StartObject();
-  switch (source.type) {
-    case MediaSource::Type::base64:
-      w.Key("type");
-      w.String("base64");
-      w.Key("media_type");
-      w.String(source.media_type.data(), static_cast<rapidjson::SizeType>(source.media_type.size()));
-      w.Key("data");
-      w.String(source.data.data(), static_cast<rapidjson::SizeType>(source.data.size()));
-      break;
-    case MediaSource::Type::url:
-      w.Key("type");
-      w.String("url");
-      w.Key("url");
-      w.String(source.data.data(), static_cast<rapidjson::SizeType>(source.data.size()));
-      break;
-    case MediaSource::Type::file_id:
-      w.Key("type");
-      w.String("file");
-      w.Key("file_id");
-      w.String(source.data.data(), static_cast<rapidjson::SizeType>(source.data.size()));
-      break;
-    case MediaSource::Type::text:
-      w.Key("type");
-      w.String("text");
-      w.Key("media_type");
-      w.String(source.media_type.empty() ? "text/plain" : source.media_type.c_str());
-      w.Key("data");
-      w.String(source.data.data(), static_cast<rapidjson::SizeType>(source.data.size()));
-      break;
-    case MediaSource::Type::none:
-      break;
-  }
-  w.EndObject();
-}
-
 // Writes a tool input: the parsed value when there is one, else the JSON text.
 // Text that is not JSON (a broken OpenAI `arguments` string) is written as a string.
 void write_input(JsonWriter& w, const Block& block, const DropFn& drop) {
@@ -230,7 +193,7 @@ void write_block(JsonWriter& w, const Block& block, bool keep_members, const Dro
           drop(fmt::format("{} blocks", block_type_name(block.type)));
           return;
         }
-        object.set("source", [&](JsonWriter& writer) { write_media_source(writer, media); });
+        object.set("source", [&](JsonWriter& writer) { write_anthropic_source(writer, media); });
       }
       cache_control();
       break;
@@ -251,6 +214,48 @@ void write_block(JsonWriter& w, const Block& block, bool keep_members, const Dro
 }
 
 }  // namespace
+
+void write_anthropic_source(JsonWriter& w, const MediaSource& source, bool url_media_type) {
+  w.StartObject();
+  switch (source.type) {
+    case MediaSource::Type::base64:
+      w.Key("type");
+      w.String("base64");
+      w.Key("media_type");
+      w.String(source.media_type.data(), static_cast<rapidjson::SizeType>(source.media_type.size()));
+      w.Key("data");
+      w.String(source.data.data(), static_cast<rapidjson::SizeType>(source.data.size()));
+      break;
+    case MediaSource::Type::url:
+      w.Key("type");
+      w.String("url");
+      w.Key("url");
+      w.String(source.data.data(), static_cast<rapidjson::SizeType>(source.data.size()));
+      if (url_media_type) {
+        w.Key("media_type");
+        w.String(source.media_type.data(),
+                 static_cast<rapidjson::SizeType>(source.media_type.size()));
+      }
+      break;
+    case MediaSource::Type::file_id:
+      w.Key("type");
+      w.String("file");
+      w.Key("file_id");
+      w.String(source.data.data(), static_cast<rapidjson::SizeType>(source.data.size()));
+      break;
+    case MediaSource::Type::text:
+      w.Key("type");
+      w.String("text");
+      w.Key("media_type");
+      w.String(source.media_type.empty() ? "text/plain" : source.media_type.c_str());
+      w.Key("data");
+      w.String(source.data.data(), static_cast<rapidjson::SizeType>(source.data.size()));
+      break;
+    case MediaSource::Type::none:
+      break;
+  }
+  w.EndObject();
+}
 
 bool uses_anthropic_blocks(Format format) {
   return format == Format::anthropic || format == Format::claude_code;

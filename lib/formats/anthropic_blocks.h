@@ -45,6 +45,11 @@ void decode_anthropic_response_fields(const JsonValue& object, const std::string
 // Reads an Anthropic `role` string into `message.role` (unknown roles are custom).
 void decode_anthropic_role(std::string_view role, Message& message);
 
+// Writes `source` as an Anthropic media block's `source` object (base64, url, file or
+// text; AgentScope's blocks have the same), with a `media_type` for a URL too when
+// `url_media_type` says so (AgentScope 2.x).
+void write_anthropic_source(JsonWriter& w, const MediaSource& source, bool url_media_type = false);
+
 // Writes `content` as Anthropic content. `keep_members` says the blocks came from an
 // Anthropic-shaped format and keep what convo does not model.
 void write_anthropic_content(JsonWriter& writer, const Content& content, bool keep_members,

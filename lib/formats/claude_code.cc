@@ -10,6 +10,7 @@
 
 #include "formats/anthropic_blocks.h"
 #include "formats/fields.h"
+#include "formats/mapping.h"
 #include "formats/object_writer.h"
 #include "formats/session_ids.h"
 
@@ -17,18 +18,10 @@ namespace convo {
 
 namespace {
 
-// Record types Claude Code writes that carry no conversation content
-// (../shared/formats.md section 1.2).
-constexpr std::string_view k_bookkeeping_types[] = {
-    "file-history-snapshot", "queue-operation", "last-prompt",       "permission-mode",
-    "ai-title",              "custom-title",    "agent-name",        "agent-setting",
-    "mode",                  "pr-link",         "saved_hook_context", "bridge-session",
-    "worktree-state",        "tag",
-};
-
 bool is_bookkeeping(std::string_view type) {
-  return std::find(std::begin(k_bookkeeping_types), std::end(k_bookkeeping_types), type) !=
-         std::end(k_bookkeeping_types);
+  return std::find(std::begin(k_claude_code_bookkeeping_types),
+                   std::end(k_claude_code_bookkeeping_types),
+                   type) != std::end(k_claude_code_bookkeeping_types);
 }
 
 bool is_claude_code_type(std::string_view type) {
@@ -536,12 +529,10 @@ void claude_code_unmodelled(const Message& message,
   }
 }
 
-std::unique_ptr<Decoder> make_claude_code_decoder() {
-  return std::make_unique<ClaudeCodeDecoder>();
-}
+std::unique_ptr<Decoder> make_claude_code_decoder() { return make_decoder<ClaudeCodeDecoder>(); }
 
 std::unique_ptr<Encoder> make_claude_code_encoder(LossReport& loss) {
-  return std::make_unique<ClaudeCodeEncoder>(loss);
+  return make_encoder<ClaudeCodeEncoder>(loss);
 }
 
 }  // namespace convo

@@ -22,4 +22,13 @@ void claude_code_unmodelled(const Message& message,
                             const std::function<void(std::string_view)>& unheld);
 std::unique_ptr<Encoder> make_claude_code_encoder(LossReport& loss);
 
+// Record types Claude Code writes that carry no conversation content, read as
+// Kind::bookkeeping (../shared/formats.md section 1.2); `filter` takes them as types.
+inline constexpr std::string_view k_claude_code_bookkeeping_types[] = {
+    "file-history-snapshot", "queue-operation", "last-prompt",        "permission-mode",
+    "ai-title",              "custom-title",    "agent-name",         "agent-setting",
+    "mode",                  "pr-link",         "saved_hook_context", "bridge-session",
+    "worktree-state",        "tag",
+};
+
 }  // namespace convo

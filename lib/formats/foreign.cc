@@ -104,7 +104,7 @@ std::optional<std::string_view> looks_foreign(const JsonValue& record) {
     return "an OpenAI chat completion stream (chunks), which convo assemble reads";
   }
   if (type && type->substr(0, 9) == "response.") {
-    return "an OpenAI Responses stream (response.* events)";
+    return "an OpenAI Responses stream (response.* events), which convo assemble reads";
   }
   if (type && !role && one_of(*type, k_ai_sdk_chunks)) {
     return "a Vercel AI SDK UI message stream (start, text-delta chunks)";

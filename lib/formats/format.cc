@@ -10,13 +10,17 @@
 
 #include "formats/agentscope.h"
 #include "formats/anthropic.h"
+#include "formats/anthropic_stream.h"
 #include "formats/claude_code.h"
 #include "formats/codex.h"
 #include "formats/foreign.h"
 #include "formats/langchain.h"
+#include "formats/langchain_stream.h"
 #include "formats/synaptic.h"
 #include "formats/openai.h"
 #include "formats/openai_responses.h"
+#include "formats/openai_responses_stream.h"
+#include "formats/openai_stream.h"
 #include "formats/opencode.h"
 #include "formats/responses_items.h"
 #include "io/output.h"
@@ -197,11 +201,18 @@ Message begin_contained(const std::shared_ptr<Container>& container, const Locat
 }
 
 bool follows_openai_api(Format format) {
-  return format == Format::openai || holds_responses_items(format);
+  return format_traits(format).api_rules == ApiRules::openai_chat;
 }
 
-bool keeps_calls_apart(Format format) {
-  return format == Format::openai || format == Format::langchain || format == Format::synaptic;
+bool keeps_calls_apart(Format format) { return format_traits(format).calls_apart; }
+
+bool keeps_own_bytes(const Message& message, std::optional<Format> target) {
+  return !message.raw.empty() && !message.container &&
+         (message.origin == Format::none || !target || *target == message.origin);
+}
+
+bool keeps_own_json(const Message& message, const Block& block, Format target) {
+  return message.origin == target && block.json != nullptr;
 }
 
 bool is_response(const Message& message) {
@@ -223,346 +234,6 @@ std::string record_noun(const Message& message) {
     return fmt::format("{} records", message.record_type);
   }
   return fmt::format("{} records", kind_name(message.kind));
-}
-
-// --- LossReport ---
-
-void LossReport::drop(Format target, std::string_view what, const Location& where) {
-  if (m_strict) {
-    throw Error(where, fmt::format("{} cannot hold {} (--strict)", format_name(target), what));
-  }
-  for (Entry& entry : m_entries) {
-    if (entry.target == target && entry.what == what) {
-      ++entry.count;
-      return;
-    }
-  }
-  m_entries.push_back(Entry{target, std::string(what), 1});
-}
-
-void LossReport::merge(const LossReport& other) {
-  for (const Entry& theirs : other.m_entries) {
-    auto ours = std::find_if(m_entries.begin(), m_entries.end(), [&](const Entry& entry) {
-      return entry.target == theirs.target && entry.what == theirs.what;
-    });
-    if (ours == m_entries.end()) {
-      m_entries.push_back(theirs);
-    } else {
-      ours->count += theirs.count;
-    }
-  }
-}
-
-std::string LossReport::summary() const {
-  std::string out;
-  std::vector<Format> targets;
-  for (const Entry& entry : m_entries) {
-    if (std::find(targets.begin(), targets.end(), entry.target) == targets.end()) {
-      targets.push_back(entry.target);
-    }
-  }
-  for (Format target : targets) {
-    if (!out.empty()) {
-      out += "; ";
-    }
-    out += fmt::format("{} cannot hold", format_name(target));
-    bool first = true;
-    for (const Entry& entry : m_entries) {
-      if (entry.target == target) {
-        out += fmt::format("{} {} ({})", first ? "" : ",", entry.what, entry.count);
-        first = false;
-      }
-    }
-  }
-  return out;
-}
-
-// --- EncoderBase ---
-
-namespace {
-
-// Throws EncodeError when `value`, re-encoded from `raw` (found at `where`), is not
-// valid UTF-8, pointing at the first bad byte of `raw` where it can.
-void check_utf8(std::string_view value, const Location& where, const std::string& raw) {
-  std::optional<std::size_t> bad = find_invalid_utf8(value);
-  if (!bad) {
-    return;
-  }
-  Location at = where;
-  unsigned byte = static_cast<unsigned char>(value[*bad]);
-  if (std::optional<std::size_t> in_raw = find_invalid_utf8(raw)) {
-    byte = static_cast<unsigned char>(raw[*in_raw]);
-    std::size_t line_start = raw.rfind('\n', *in_raw);
-    line_start = line_start == std::string::npos ? 0 : line_start + 1;
-    at.line += static_cast<std::uint64_t>(std::count(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(*in_raw), '\n'));
-    at.column = *in_raw - line_start + 1;
-  }
-  throw EncodeError(at,
-                    fmt::format("invalid UTF-8 (byte 0x{:02x}): a record convo re-encodes must be "
-                                "valid UTF-8",
-                                byte),
-                    raw);
-}
-
-}  // namespace
-
-void EncoderBase::write(Message&& message, Output& out) {
-  if (m_container && message.container != m_container) {
-    close_container(out);
-  }
-  if (message.kind == Kind::invalid) {
-    write_drained(out);
-    out.write_line(message.raw);
-    return;
-  }
-  if (message.container && message.container->format == m_format) {
-    if (!m_container) {
-      write_drained(out);
-    }
-    m_container = message.container;
-    m_held.push_back(std::move(message));
-    return;
-  }
-  if ((message.origin == m_format || message.origin == Format::none) && !message.modified &&
-      !message.raw.empty()) {
-    write_drained(out);
-    out.write_line(message.raw);
-    return;
-  }
-  m_values.clear();
-  drop_unheld(message);
-  encode(message, m_values);
-  for (const std::string& value : m_values) {
-    check_utf8(value, message.where, message.raw);
-  }
-  for (const std::string& value : m_values) {
-    out.write_line(value);
-  }
-}
-
-void EncoderBase::drop_unheld(const Message& message) {
-  if (message.origin == m_format || message.origin == Format::none ||
-      message.kind == Kind::invalid) {
-    return;
-  }
-  const FormatInfo& target = format_info(m_format);
-  const std::string_view array_key =
-      message.container ? std::string_view(message.container->array_key) : std::string_view();
-  const bool responses_body = message.container &&
-                              message.container->format == Format::openai_responses &&
-                              (array_key == "input" || array_key == "output");
-  if (message.container && message.container.get() != m_counted_container &&
-      (((array_key == "messages" || array_key == "choices") &&
-        (message.container->format == Format::anthropic ||
-         message.container->format == Format::openai)) ||
-       responses_body)) {
-    // A request body's settings (tools, tool_choice, thinking, metadata, ...) and a
-    // response body's members (id, model, usage, created, each choice's
-    // finish_reason, ...) have no place in a message-per-line format: counted once
-    // per body, by name.
-    m_counted_container = message.container.get();
-    const Container& body = *message.container;
-    bool response = body.array_key == "choices" || body.array_key == "output";
-    std::string_view kind = response ? "response bodies" : "request bodies";
-    const JsonValue& root = body.source->doc;
-    if (root.IsObject()) {
-      for (const auto& member : root.GetObject()) {
-        std::string_view key = view_of(member.name);
-        if ((key == "system" || (responses_body && key == "instructions")) && body.system_slot) {
-          continue;  // the system prompt: a message
-        }
-        if (key != body.array_key) {
-          drop(fmt::format("{} of {}", key, kind), message);
-        } else if (body.array_key == "choices" && member.value.IsArray()) {
-          counted_choice_members(member.value, kind, message);
-        }
-      }
-    }
-  }
-  if (message.usage.cost && !target.holds_cost) {
-    drop("costs", message);
-  }
-  // Formats of the Responses family hold each other's items whole: only a time can
-  // be lost between them.
-  if (holds_responses_items(message.origin) && holds_responses_items(m_format)) {
-    if (!message.timestamp.empty() && !target.holds_timestamps && message.is_turn()) {
-      drop("timestamps", message);
-    }
-    return;
-  }
-  // Once per source object: the turns split from one record share it.
-  auto unmodelled = format_info(message.origin).unmodelled;
-  if (unmodelled != nullptr && message.json != nullptr && message.json != m_counted_json) {
-    m_counted_json = message.json;
-    unmodelled(message, [&](std::string_view what) {
-      if (what == "timestamps" && target.holds_timestamps) {
-        return;
-      }
-      if (m_format == Format::claude_code &&
-          (what == "message ids" || what == "model names" || what == "stop reasons" ||
-           what == "usage" || what.ends_with(" of response messages"))) {
-        return;  // a Claude Code record's message is an Anthropic response message
-      }
-      if (m_format == Format::codex && what == "usage") {
-        return;  // written as the response's token_count event
-      }
-      drop(what, message);
-    });
-  }
-}
-
-void EncoderBase::counted_choice_members(const JsonValue& choices, std::string_view kind,
-                                         const Message& message) {
-  std::vector<std::string_view> seen;
-  for (const JsonValue& choice : choices.GetArray()) {
-    if (!choice.IsObject()) {
-      continue;
-    }
-    for (const auto& member : choice.GetObject()) {
-      std::string_view key = view_of(member.name);
-      if (key != "message" && std::find(seen.begin(), seen.end(), key) == seen.end()) {
-        seen.push_back(key);
-        drop(fmt::format("{} of {}", key, kind), message);
-      }
-    }
-  }
-}
-
-void EncoderBase::finish(Output& out) {
-  if (m_container) {
-    close_container(out);
-  }
-  write_drained(out);
-}
-
-void EncoderBase::write_drained(Output& out) {
-  m_values.clear();
-  drain(m_values);
-  for (const std::string& value : m_values) {
-    out.write_line(value);
-  }
-}
-
-void EncoderBase::values_of(const Message& message, std::vector<std::string>& values) {
-  values.clear();
-  if (!message.modified && message.json != nullptr) {
-    values.push_back(to_json(*message.json));
-  } else {
-    encode(message, values);
-  }
-}
-
-// Writes the open container: its original bytes when every message came back
-// unchanged and in place, else the document rebuilt by `write_changed_container`.
-void EncoderBase::close_container(Output& out) {
-  // Closed even when writing it throws (EncodeError under --on-error skip|keep),
-  // so that it is not written again.
-  struct Closer {
-    EncoderBase& encoder;
-    ~Closer() {
-      encoder.m_held.clear();
-      encoder.m_container.reset();
-    }
-  } closer{*this};
-  const Container& container = *m_container;
-  bool intact = m_held.size() == container.size;
-  for (std::size_t i = 0; intact && i < m_held.size(); ++i) {
-    intact = !m_held[i].modified && m_held[i].slot == i;
-  }
-  if (intact) {
-    out.write_line(container.raw);
-  } else {
-    write_changed_container(container, m_held, out);
-  }
-  m_held.clear();
-  m_container.reset();
-}
-
-// The document rebuilt around the messages as they are now (members other than the
-// messages are copied from the original).
-void EncoderBase::write_changed_container(const Container& container, std::vector<Message>& held,
-                                          Output& out) {
-  const JsonValue& root = container.source->doc;
-  const JsonValue* array = container.array_key.empty() ? &root : find_member(root, container.array_key);
-  std::vector<std::string> values;
-
-  rapidjson::StringBuffer buffer;
-  JsonWriter writer(buffer);
-  auto write_messages = [&] {
-    writer.StartArray();
-    for (const Message& message : held) {
-      if (container.system_slot && message.slot == 0) {
-        continue;
-      }
-      values_of(message, values);
-      const JsonValue* element = nullptr;
-      std::size_t index = container.system_slot ? message.slot - 1 : message.slot;
-      if (!container.wrapper_key.empty() && array != nullptr && array->IsArray() &&
-          index < array->Size()) {
-        element = &(*array)[static_cast<rapidjson::SizeType>(index)];
-      }
-      for (const std::string& value : values) {
-        if (element == nullptr || !element->IsObject()) {
-          writer.RawValue(value.data(), value.size(), rapidjson::kObjectType);
-          continue;
-        }
-        writer.StartObject();
-        for (const auto& member : element->GetObject()) {
-          writer.Key(member.name.GetString(), member.name.GetStringLength());
-          if (view_of(member.name) == container.wrapper_key) {
-            writer.RawValue(value.data(), value.size(), rapidjson::kObjectType);
-          } else {
-            member.value.Accept(writer);
-          }
-        }
-        writer.EndObject();
-      }
-    }
-    writer.EndArray();
-  };
-
-  if (container.array_key.empty()) {
-    write_messages();
-  } else {
-    writer.StartObject();
-    for (const auto& member : root.GetObject()) {
-      std::string_view key = view_of(member.name);
-      if (key == container.array_key) {
-        writer.Key(member.name.GetString(), member.name.GetStringLength());
-        write_messages();
-      } else if (container.system_slot && key == "system") {
-        // The system prompt is slot 0; it is left out when a stage dropped it.
-        auto system = std::find_if(held.begin(), held.end(),
-                                   [](const Message& m) { return m.slot == 0; });
-        if (system == held.end()) {
-          continue;
-        }
-        writer.Key(member.name.GetString(), member.name.GetStringLength());
-        if (!system->modified) {
-          member.value.Accept(writer);
-        } else {
-          values_of(*system, values);
-          JsonDoc encoded;
-          const JsonValue* content = nullptr;
-          if (!values.empty() && !parse_json(values.front(), encoded)) {
-            content = find_member(encoded, "content");
-          }
-          if (content != nullptr) {
-            content->Accept(writer);
-          } else {
-            writer.String("");
-          }
-        }
-      } else {
-        writer.Key(member.name.GetString(), member.name.GetStringLength());
-        member.value.Accept(writer);
-      }
-    }
-    writer.EndObject();
-  }
-  std::string_view rebuilt(buffer.GetString(), buffer.GetSize());
-  check_utf8(rebuilt, held.empty() ? Location{} : held.front().where, container.raw);
-  out.write_line(rebuilt);
 }
 
 // --- Registry ---
@@ -604,59 +275,155 @@ void anthropic_unmodelled(const Message& message,
   }
 }
 
-const FormatInfo k_formats[] = {
-    {Format::claude_code, "claude-code",
-     "Claude Code session logs (~/.claude/projects/*/*.jsonl), also {\"loglines\": [...]}",
-     sniff_claude_code, make_claude_code_decoder, make_claude_code_encoder, true, false, true,
-     claude_code_unmodelled},
-    {Format::anthropic, "anthropic",
-     "Anthropic Messages API messages, one per line; request bodies as input",
-     sniff_anthropic, make_anthropic_decoder, make_anthropic_encoder, false, false, false,
-     anthropic_unmodelled},
-    {Format::openai, "openai",
-     "OpenAI Chat Completions messages, one per line; request and response bodies as input",
-     sniff_openai, make_openai_decoder, make_openai_encoder},
-    {Format::langchain, "langchain",
-     "LangChain messages: messages_to_dict records, lc constructor form, plain dicts",
-     sniff_langchain, make_langchain_decoder, make_langchain_encoder},
-    {Format::agentscope, "agentscope",
-     "AgentScope Msg.to_dict() records, one per line (1.x and 2.x)",
-     sniff_agentscope, make_agentscope_decoder, make_agentscope_encoder, false, false, true,
-     agentscope_unmodelled},
-    {Format::opencode, "opencode",
-     "OpenCode messages with their parts, one per line, and `opencode export` documents",
-     sniff_opencode, make_opencode_decoder, make_opencode_encoder, true, true, true,
-     opencode_unmodelled},
-    {Format::synaptic, "synaptic",
-     "Synaptic (Rust) messages, one per line: role-tagged, content_blocks, tool_calls",
-     sniff_synaptic, make_synaptic_decoder, make_synaptic_encoder},
-    {Format::openai_responses, "openai-responses",
-     "OpenAI Responses API items, one per line; request and response bodies as input",
-     sniff_openai_responses, make_openai_responses_decoder, make_openai_responses_encoder, false,
-     false, false, openai_responses_unmodelled},
-    {Format::codex, "codex",
-     "Codex CLI session rollouts (~/.codex/sessions/**/rollout-*.jsonl)",
-     sniff_codex, make_codex_decoder, make_codex_encoder, true, false, true, codex_unmodelled},
+constexpr FormatInfo k_formats[] = {
+    {.format = Format::claude_code,
+     .name = "claude-code",
+     .description =
+         "Claude Code session logs (~/.claude/projects/*/*.jsonl), also {\"loglines\": [...]}",
+     .detect_rank = 2,
+     .sniff = sniff_claude_code,
+     .make_decoder = make_claude_code_decoder,
+     .make_encoder = make_claude_code_encoder,
+     .other_records = true,
+     .holds_timestamps = true,
+     .blocks_at_content_index = true,
+     .message_member = "message",
+     .continued_sessions = true,
+     .holds_response_members = true,
+     .unmodelled = claude_code_unmodelled},
+    {.format = Format::anthropic,
+     .name = "anthropic",
+     .description = "Anthropic Messages API messages, one per line; request bodies as input",
+     .detect_rank = 1,
+     .sniff = sniff_anthropic,
+     .make_decoder = make_anthropic_decoder,
+     .make_encoder = make_anthropic_encoder,
+     .blocks_at_content_index = true,
+     .unmodelled = anthropic_unmodelled,
+     .make_stream_reader = make_anthropic_stream_reader},
+    {.format = Format::openai,
+     .name = "openai",
+     .description =
+         "OpenAI Chat Completions messages, one per line; request and response bodies as input",
+     .detect_rank = 0,
+     .sniff = sniff_openai,
+     .make_decoder = make_openai_decoder,
+     .make_encoder = make_openai_encoder,
+     .calls_apart = true,
+     .api_rules = ApiRules::openai_chat,
+     .ids_name_alternatives = true,
+     .make_stream_reader = make_openai_stream_reader},
+    {.format = Format::langchain,
+     .name = "langchain",
+     .description = "LangChain messages: messages_to_dict records, lc constructor form, plain dicts",
+     .detect_rank = 3,
+     .sniff = sniff_langchain,
+     .make_decoder = make_langchain_decoder,
+     .make_encoder = make_langchain_encoder,
+     .calls_apart = true,
+     .make_stream_reader = make_langchain_stream_reader},
+    {.format = Format::agentscope,
+     .name = "agentscope",
+     .description = "AgentScope Msg.to_dict() records, one per line (1.x and 2.x)",
+     .detect_rank = 4,
+     .sniff = sniff_agentscope,
+     .make_decoder = make_agentscope_decoder,
+     .make_encoder = make_agentscope_encoder,
+     .holds_timestamps = true,
+     .unmodelled = agentscope_unmodelled},
+    {.format = Format::opencode,
+     .name = "opencode",
+     .description =
+         "OpenCode messages with their parts, one per line, and `opencode export` documents",
+     .detect_rank = 5,
+     .sniff = sniff_opencode,
+     .make_decoder = make_opencode_decoder,
+     .make_encoder = make_opencode_encoder,
+     .other_records = true,
+     .holds_cost = true,
+     .holds_timestamps = true,
+     .unmodelled = opencode_unmodelled},
+    {.format = Format::synaptic,
+     .name = "synaptic",
+     .description =
+         "Synaptic (Rust) messages, one per line: role-tagged, content_blocks, tool_calls",
+     .detect_rank = 6,
+     .sniff = sniff_synaptic,
+     .make_decoder = make_synaptic_decoder,
+     .make_encoder = make_synaptic_encoder,
+     .calls_apart = true},
+    {.format = Format::openai_responses,
+     .name = "openai-responses",
+     .description =
+         "OpenAI Responses API items, one per line; request and response bodies as input",
+     .detect_rank = 7,
+     .sniff = sniff_openai_responses,
+     .make_decoder = make_openai_responses_decoder,
+     .make_encoder = make_openai_responses_encoder,
+     .api_rules = ApiRules::openai_chat,
+     .unmodelled = openai_responses_unmodelled,
+     .make_stream_reader = make_openai_responses_stream_reader},
+    {.format = Format::codex,
+     .name = "codex",
+     .description = "Codex CLI session rollouts (~/.codex/sessions/**/rollout-*.jsonl)",
+     .detect_rank = 8,
+     .sniff = sniff_codex,
+     .make_decoder = make_codex_decoder,
+     .make_encoder = make_codex_encoder,
+     .other_records = true,
+     .holds_timestamps = true,
+     .api_rules = ApiRules::openai_chat,
+     .unmodelled = codex_unmodelled},
 };
 
-// When two formats score the same, the earlier one here wins: a file of plain
-// {"role","content"} lines is read as OpenAI chat, the most common such file.
-constexpr Format k_detect_priority[] = {Format::openai,    Format::anthropic, Format::claude_code,
-                                        Format::langchain, Format::agentscope, Format::opencode,
-                                        Format::synaptic,  Format::openai_responses,
-                                        Format::codex};
+// The registry covers the enum: one row per format, in enum order (format_info
+// indexes by it). A new enum value without its row fails to build here.
+constexpr bool rows_in_enum_order() {
+  std::size_t i = 0;
+  for (const FormatInfo& info : k_formats) {
+    if (static_cast<std::size_t>(info.format) != i + 1) {
+      return false;
+    }
+    ++i;
+  }
+  return true;
+}
+static_assert(rows_in_enum_order(), "k_formats: one row per Format, in enum order");
+static_assert(std::size(k_formats) == static_cast<std::size_t>(Format::end_) - 1,
+              "k_formats: a Format has no row");
+
+// The formats in detection order (lowest rank first): ties go to the earlier.
+std::vector<const FormatInfo*> by_detect_rank() {
+  std::vector<const FormatInfo*> order;
+  for (const FormatInfo& info : k_formats) {
+    order.push_back(&info);
+  }
+  std::sort(order.begin(), order.end(),
+            [](const FormatInfo* a, const FormatInfo* b) { return a->detect_rank < b->detect_rank; });
+  return order;
+}
 
 }  // namespace
 
 std::span<const FormatInfo> all_formats() { return k_formats; }
 
 const FormatInfo& format_info(Format format) {
-  for (const FormatInfo& info : k_formats) {
-    if (info.format == format) {
-      return info;
-    }
+  auto index = static_cast<std::size_t>(format);
+  if (index == 0 || index > std::size(k_formats)) {
+    throw std::logic_error("internal error: unknown format");
   }
-  throw std::logic_error("internal error: unknown format");
+  return k_formats[index - 1];
+}
+
+const FormatInfo& format_traits(Format format) {
+  static const FormatInfo unknown{.format = Format::none,
+                                  .name = "unknown",
+                                  .description = "",
+                                  .detect_rank = INT_MAX,
+                                  .sniff = nullptr,
+                                  .make_decoder = nullptr,
+                                  .make_encoder = nullptr};
+  return format == Format::none ? unknown : format_info(format);
 }
 
 std::string_view format_name(Format format) {
@@ -692,8 +459,10 @@ std::optional<Format> detect_format(std::span<const JsonValue* const> records) {
   constexpr int k_contradiction = 10;
   std::optional<Format> best;
   int best_score = INT_MIN;
-  for (Format format : k_detect_priority) {
-    const FormatInfo& info = format_info(format);
+  static const std::vector<const FormatInfo*> order = by_detect_rank();
+  for (const FormatInfo* candidate : order) {
+    const FormatInfo& info = *candidate;
+    Format format = info.format;
     int score = 0;
     for (const JsonValue* record : records) {
       int s = info.sniff(*record);

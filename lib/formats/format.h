@@ -18,6 +18,7 @@
 namespace convo {
 
 class Output;
+class StreamReader;
 
 enum class Format : std::uint8_t {
   none = 0,  // no known format: records are kept as they are and written through
@@ -30,6 +31,9 @@ enum class Format : std::uint8_t {
   synaptic,
   openai_responses,
   codex,
+  // Not a format: the number of values above. The registry (format.cc) fails to
+  // build unless it has one row for each.
+  end_,
 };
 
 // A record that is valid JSON but not a valid record of the format. `path` is a
@@ -216,26 +220,43 @@ class EncoderBase : public Encoder {
 // message of a request: a response may end in tool calls that nothing answers yet.
 bool is_response(const Message& message);
 
-// True when messages of `format` keep tool calls in a member of their own beside
-// string content (OpenAI's, LangChain's and Synaptic's `tool_calls`), so that a
-// message with calls may still have text content.
-bool keeps_calls_apart(Format format);
+// The one rule for "written as its own bytes". A writer of `target` (of the
+// message's own format when nullopt) writes `message` as the bytes it was read from,
+// rather than encoding it, when this holds and no stage has changed it
+// (`Message::modified`). Messages of a container (a request body) are written with
+// their container instead; a record of no known format always passes as it is.
+bool keeps_own_bytes(const Message& message, std::optional<Format> target = std::nullopt);
 
-// True when messages of `format` are OpenAI Chat Completions messages or Responses
-// items, checked by OpenAI's rules (tool results as messages of their own) rather
-// than Anthropic's.
-bool follows_openai_api(Format format);
+// The block-level rule: whether a writer of `target` may copy `block` of `message`
+// as the JSON it was read from (its members convo does not model included), rather
+// than build it from its fields.
+bool keeps_own_json(const Message& message, const Block& block, Format target);
 
-// Everything convo knows about one format.
+// Which API's rules `check` applies to a format's messages.
+enum class ApiRules : std::uint8_t {
+  anthropic,    // the Messages API's (content blocks, tool results in user turns)
+  openai_chat,  // OpenAI Chat Completions' (tool results as messages of their own)
+};
+
+// Everything convo knows about one format: one row per format in the registry
+// (lib/formats/format.cc), the only place that lists formats. Stages ask these
+// traits rather than compare `Format` values; a field added here has a default, so
+// that a new format states only where it differs.
 struct FormatInfo {
   Format format;
   std::string_view name;         // as on the command line: "claude-code"
   std::string_view description;  // one line for --help
+  // When two formats' sniff scores for a file tie, the lower rank wins: a file of
+  // plain {"role","content"} lines is read as OpenAI chat, the most common such
+  // file. Ranks are distinct (a test checks).
+  int detect_rank;
   // How much `record` looks like this format: negative = it cannot be, 0 = no
   // evidence either way, positive = evidence for.
   int (*sniff)(const JsonValue& record);
   std::unique_ptr<Decoder> (*make_decoder)();
   std::unique_ptr<Encoder> (*make_encoder)(LossReport& loss);
+
+  // --- Traits stages ask about ---
   // Its files hold records that are not messages and that convo keeps as they are
   // (Claude Code's record types, OpenCode's session and part files), so a record of
   // no known kind is not an error.
@@ -243,16 +264,49 @@ struct FormatInfo {
   // Where its messages have a place for a message's cost and its timestamp.
   bool holds_cost = false;
   bool holds_timestamps = false;
+  // Its messages keep tool calls in a member of their own beside string content
+  // (OpenAI's, LangChain's and Synaptic's `tool_calls`), so that a message with calls
+  // may still have text content; a call read without JSON of its own came from it.
+  bool calls_apart = false;
+  // Which API's rules `check` applies (and which API `trim` counts tokens for).
+  ApiRules api_rules = ApiRules::anthropic;
+  // Its content blocks sit at `content/N` of the message object, N being the block's
+  // index, so that a report can point at a block's line in a pretty-printed file.
+  bool blocks_at_content_index = false;
+  // The member of each record that holds the message ("message" in a Claude Code
+  // record), or empty when the record is the message.
+  std::string_view message_member = {};
+  // Its logs are sessions that go on: the next prompt is sent after the last message,
+  // so the rules for a final assistant message do not apply to them.
+  bool continued_sessions = false;
+  // Assistant messages that share an id are alternatives (OpenAI's choices), not the
+  // parts of one response split over several records (Claude Code's).
+  bool ids_name_alternatives = false;
+  // Its response messages carry the Anthropic response members (id, model,
+  // stop_reason, usage), so a message from an Anthropic response loses none of them.
+  bool holds_response_members = false;
   // Calls `unheld` with what a message of this format carries that convo does not
   // model ("metadata"), for the loss report of a conversion to another format; null
   // when there is nothing such.
   void (*unmodelled)(const Message& message, const std::function<void(std::string_view)>& unheld) =
       nullptr;
+  // A reader of its recorded streaming responses (lib/formats/stream.h); null when
+  // it has no stream dialect.
+  std::unique_ptr<StreamReader> (*make_stream_reader)() = nullptr;
 };
+
+// True when messages of `format` keep tool calls apart (FormatInfo::calls_apart).
+bool keeps_calls_apart(Format format);
+
+// True when messages of `format` are checked by OpenAI Chat Completions' rules.
+bool follows_openai_api(Format format);
 
 // Every format, in the order --help lists them.
 std::span<const FormatInfo> all_formats();
 const FormatInfo& format_info(Format format);
+// The row stages ask traits of: `format_info`, or for Format::none (records of no
+// known format) a row with every trait at its default and no decoder or encoder.
+const FormatInfo& format_traits(Format format);
 std::string_view format_name(Format format);
 // The format called `name`, or nullopt.
 std::optional<Format> parse_format(std::string_view name);

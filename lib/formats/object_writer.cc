@@ -23,6 +23,20 @@ ObjectWriter& ObjectWriter::set(std::string_view key, WriteFn write) {
   return *this;
 }
 
+ObjectWriter& ObjectWriter::set_blocks(std::string_view key, std::vector<const Block*> blocks,
+                                       std::function<void(JsonWriter&, const Block&)> write_one) {
+  if (blocks.empty()) {
+    return original_has(key) ? remove(key) : *this;
+  }
+  return set(key, [blocks = std::move(blocks), write_one = std::move(write_one)](JsonWriter& w) {
+    w.StartArray();
+    for (const Block* block : blocks) {
+      write_one(w, *block);
+    }
+    w.EndArray();
+  });
+}
+
 ObjectWriter& ObjectWriter::set_string(std::string_view key, std::string_view value) {
   // A copy: callers pass temporaries, and the value is written only in write().
   return set(key, [text = std::string(value)](JsonWriter& w) {

@@ -13,6 +13,8 @@
 
 namespace convo {
 
+struct Block;
+
 class ObjectWriter {
  public:
   using WriteFn = std::function<void(JsonWriter&)>;
@@ -30,6 +32,11 @@ class ObjectWriter {
   // `json` must be valid JSON text.
   ObjectWriter& set_raw(std::string_view key, std::string_view json);
   ObjectWriter& set_null(std::string_view key);
+  // Member `key` is the list of `blocks` (copied), each written by `write_one`; with
+  // no blocks it is left out, also where the original has it (a list of tool calls
+  // a stage emptied).
+  ObjectWriter& set_blocks(std::string_view key, std::vector<const Block*> blocks,
+                           std::function<void(JsonWriter&, const Block&)> write_one);
   // Member `key` is left out even when the original has it.
   ObjectWriter& remove(std::string_view key);
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "formats/fields.h"
+#include "formats/json_out.h"
+#include "formats/mapping.h"
 #include "formats/object_writer.h"
 #include "formats/tool_turns.h"
 
@@ -69,18 +71,7 @@ int sniff_message(const JsonValue& message) {
   return score;
 }
 
-int sniff_messages(const JsonValue& array) {
-  int score = 0;
-  rapidjson::SizeType n = std::min<rapidjson::SizeType>(array.Size(), 32);
-  for (rapidjson::SizeType i = 0; i < n; ++i) {
-    int s = sniff_message(array[i]);
-    if (s < 0) {
-      return -1;
-    }
-    score += s;
-  }
-  return score;
-}
+int sniff_messages(const JsonValue& array) { return sniff_each(array, sniff_message); }
 
 const JsonValue* array_member(const JsonValue& object, std::string_view key) {
   const JsonValue* value = find_member(object, key);
@@ -347,10 +338,6 @@ class OpenAIDecoder final : public Decoder {
 
 // --- Encoding ---
 
-void write_string(JsonWriter& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
 class OpenAIEncoder final : public EncoderBase {
  public:
   explicit OpenAIEncoder(LossReport& loss) : EncoderBase(Format::openai, loss) {}
@@ -424,7 +411,7 @@ class OpenAIEncoder final : public EncoderBase {
   }
 
   void write_text_part(JsonWriter& w, const Message& m, const Block& block) {
-    bool same = m.origin == Format::openai && block.json != nullptr;
+    bool same = keeps_own_json(m, block, Format::openai);
     if (same && block.json->IsString()) {
       write_string(w, block.text);
       return;
@@ -443,7 +430,8 @@ class OpenAIEncoder final : public EncoderBase {
     const bool same = same_format(m);
     ObjectWriter object(writer, same ? m.json : nullptr);
     object.set_string("role", openai_role_name(m));
-    std::vector<const Block*> calls;
+    CallSplit split;  // the calls; the parts and reasoning apart
+    std::vector<const Block*>& calls = split.calls;
     std::vector<const Block*> parts;
     std::vector<const Block*> reasoning;
     for (const Block* block : blocks) {
@@ -451,13 +439,12 @@ class OpenAIEncoder final : public EncoderBase {
         calls.push_back(block);
       } else if (is_openai_reasoning(*block) && m.role == Role::assistant) {
         reasoning.push_back(block);
-      } else if (holdable(m, *block)) {
+      } else if (admit(fit(m, *block), [&](std::string_view what) { drop(what, m); })) {
         parts.push_back(block);
       }
     }
-    if (!calls.empty() && m.role != Role::assistant) {
-      drop(fmt::format("tool calls in {} messages", openai_role_name(m)), m);
-      calls.clear();
+    if (std::string lost = assistant_calls_only(m, openai_role_name(m), split); !lost.empty()) {
+      drop(lost, m);
     }
     if (!blocks.empty() && parts.empty() && calls.empty() && reasoning.empty()) {
       return std::nullopt;
@@ -467,17 +454,8 @@ class OpenAIEncoder final : public EncoderBase {
     if (!m.name.empty()) {
       object.set_string("name", m.name);
     }
-    if (!calls.empty()) {
-      object.set("tool_calls", [&](JsonWriter& w) {
-        w.StartArray();
-        for (const Block* call : calls) {
-          write_tool_call(w, m, *call);
-        }
-        w.EndArray();
-      });
-    } else if (object.original_has("tool_calls")) {
-      object.remove("tool_calls");
-    }
+    object.set_blocks("tool_calls", calls,
+                      [&](JsonWriter& w, const Block& call) { write_tool_call(w, m, call); });
     object.write();
     return std::string(buffer.GetString(), buffer.GetSize());
   }
@@ -547,43 +525,40 @@ class OpenAIEncoder final : public EncoderBase {
     w.EndArray();
   }
 
-  // Whether the block can be a content part of this message; reports it (and a
-  // cache_control marker on it) when not.
-  bool holdable(const Message& m, const Block& block) {
+  // Whether the block can be a content part of this message, and what it loses
+  // (a cache_control marker on it, the block itself).
+  static BlockFit fit(const Message& m, const Block& block) {
+    BlockFit out;
     if (!block.cache_control.empty() && m.origin != Format::openai) {
-      drop("cache_control markers", m);
+      out.losing("cache_control markers");
     }
     switch (block.type) {
       case BlockType::text:
-        return true;
+        return out;
       case BlockType::image:
       case BlockType::audio:
       case BlockType::file:
       case BlockType::document:
         if (m.role == Role::assistant) {
-          drop(fmt::format("{} blocks in assistant messages", block_type_name(block.type)), m);
-          return false;
+          return out.dropping(
+              fmt::format("{} blocks in assistant messages", block_type_name(block.type)));
         }
-        if (m.origin == Format::openai && block.json != nullptr) {
-          return true;
+        if (keeps_own_json(m, block, Format::openai)) {
+          return out;
         }
         if (block.source.type == MediaSource::Type::base64 ||
             (block.source.type == MediaSource::Type::url && block.type == BlockType::image) ||
             (block.source.type == MediaSource::Type::file_id && block.type == BlockType::file)) {
-          return true;
+          return out;
         }
-        drop(fmt::format("{} blocks", block_type_name(block.type)), m);
-        return false;
+        return out.dropping(fmt::format("{} blocks", block_type_name(block.type)));
       case BlockType::unknown:
-        if (m.origin == Format::openai && block.json != nullptr) {
-          return true;
+        if (keeps_own_json(m, block, Format::openai)) {
+          return out;
         }
         [[fallthrough]];
       default:
-        drop(fmt::format("{} blocks", block.type_name.empty() ? block_type_name(block.type)
-                                                              : std::string_view(block.type_name)),
-             m);
-        return false;
+        return out.dropping(blocks_of(block));
     }
   }
 
@@ -592,22 +567,17 @@ class OpenAIEncoder final : public EncoderBase {
       write_text_part(w, m, block);
       return;
     }
-    if (m.origin == Format::openai && block.json != nullptr) {
+    if (keeps_own_json(m, block, Format::openai)) {
       block.json->Accept(w);
       return;
     }
     const MediaSource& source = block.source;
+    if (block.type == BlockType::image) {
+      write_openai_image_part(w, source);
+      return;
+    }
     w.StartObject();
     switch (block.type) {
-      case BlockType::image:
-        w.Key("type");
-        w.String("image_url");
-        w.Key("image_url");
-        w.StartObject();
-        w.Key("url");
-        write_string(w, source.to_url());
-        w.EndObject();
-        break;
       case BlockType::audio: {
         std::string format = source.media_type.substr(0, 6) == "audio/"
                                  ? source.media_type.substr(6)
@@ -646,7 +616,7 @@ class OpenAIEncoder final : public EncoderBase {
   }
 
   void write_tool_call(JsonWriter& w, const Message& m, const Block& call) {
-    bool same = m.origin == Format::openai && call.json != nullptr;
+    bool same = keeps_own_json(m, call, Format::openai);
     const JsonValue* function = same ? find_member(*call.json, "function") : nullptr;
     ObjectWriter object(w, same ? call.json : nullptr);
     object.set_string("id", call.id);
@@ -668,6 +638,18 @@ class OpenAIEncoder final : public EncoderBase {
 };
 
 }  // namespace
+
+void write_openai_image_part(JsonWriter& w, const MediaSource& source) {
+  w.StartObject();
+  w.Key("type");
+  w.String("image_url");
+  w.Key("image_url");
+  w.StartObject();
+  w.Key("url");
+  write_string(w, source.to_url());
+  w.EndObject();
+  w.EndObject();
+}
 
 int sniff_openai(const JsonValue& record) {
   if (record.IsArray()) {
@@ -712,10 +694,10 @@ int sniff_openai(const JsonValue& record) {
   return sniff_message(record);
 }
 
-std::unique_ptr<Decoder> make_openai_decoder() { return std::make_unique<OpenAIDecoder>(); }
+std::unique_ptr<Decoder> make_openai_decoder() { return make_decoder<OpenAIDecoder>(); }
 
 std::unique_ptr<Encoder> make_openai_encoder(LossReport& loss) {
-  return std::make_unique<OpenAIEncoder>(loss);
+  return make_encoder<OpenAIEncoder>(loss);
 }
 
 }  // namespace convo

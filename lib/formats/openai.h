@@ -31,4 +31,8 @@ void decode_openai_tool_calls(const JsonValue& object, const std::string& path,
 // as content.
 bool is_openai_reasoning(const Block& block);
 
+// Writes OpenAI's image part, `{"type": "image_url", "image_url": {"url": ...}}`, for
+// `source` (base64 data as a data: URL). LangChain's chat models read it too.
+void write_openai_image_part(JsonWriter& w, const MediaSource& source);
+
 }  // namespace convo

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <memory>
+
+#include "sse_reader.h"
+
 namespace convo {
 
 namespace {
@@ -192,6 +196,78 @@ std::string ResponsesStreamAssembler::body(std::string& problem) const {
     problem = fmt::format("the response failed: {}", message.value_or("no message"));
   }
   return to_json(out);
+}
+
+namespace {
+
+// The openai-responses format's stream dialect: `response.*` events (and `error`
+// events in the middle of one), put together by ResponsesStreamAssembler. A
+// response ends with response.completed, .incomplete or .failed; a
+// response.created after that starts the next one.
+class ResponsesReader final : public StreamReader {
+ public:
+  Format format() const override { return Format::openai_responses; }
+  std::string_view name() const override { return "OpenAI Responses"; }
+  std::string_view arrival() const override { return "an OpenAI Responses stream starts"; }
+
+  bool claims(const StreamEvent& event, const JsonValue& doc) const override {
+    (void)event;
+    if (is_responses_event(doc)) {
+      return true;
+    }
+    // An `error` event belongs to the Responses stream it interrupts.
+    auto type = string_member(doc, "type");
+    return m_assembler != nullptr && type && *type == "error";
+  }
+
+  std::string take(const StreamEvent& event, const JsonValue& doc,
+                   std::vector<AssembledResponse>& out, Diagnostics& diagnostics) override {
+    (void)diagnostics;
+    auto type = string_member(doc, "type").value_or("");
+    if (m_assembler && m_assembler->done() && type == "response.created") {
+      out.push_back(end("", {}));
+    }
+    if (!m_assembler) {
+      m_assembler = std::make_unique<ResponsesStreamAssembler>();
+      m_where = event.where;
+    }
+    if (auto problem = m_assembler->event(doc)) {
+      return *problem;
+    }
+    return "";
+  }
+
+  bool open() const override { return m_assembler != nullptr; }
+  bool complete() const override { return m_assembler->done(); }
+  std::string cut_off() const override {
+    return "stream ends here, before response.completed: the response is incomplete";
+  }
+
+  AssembledResponse end(std::string problem, Location where) override {
+    AssembledResponse response;
+    response.format = Format::openai_responses;
+    std::string own_problem;
+    response.json = m_assembler->body(own_problem);
+    if (problem.empty() && !own_problem.empty() && m_assembler->done()) {
+      problem = own_problem;  // the stream said the response failed
+    }
+    response.where = m_where;
+    response.whole = problem.empty();
+    response.problem = std::move(problem);
+    response.problem_at = std::move(where);
+    m_assembler.reset();
+    return response;
+  }
+
+ private:
+  std::unique_ptr<ResponsesStreamAssembler> m_assembler;
+  Location m_where;
+};
+
+}  // namespace
+
+std::unique_ptr<StreamReader> make_openai_responses_stream_reader() {
+  return std::make_unique<ResponsesReader>();
 }
 
 }  // namespace convo

@@ -6,11 +6,13 @@
 // arguments and reasoning summaries from their deltas).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "formats/stream.h"
 #include "json.h"
 
 namespace convo {
@@ -47,5 +49,9 @@ class ResponsesStreamAssembler {
   bool m_done = false;
   std::string m_error;            // the `error` event's message, or a failed status
 };
+
+// A reader of Responses streams, for the openai-responses registry row: each
+// response goes from response.created to response.completed (.incomplete, .failed).
+std::unique_ptr<StreamReader> make_openai_responses_stream_reader();
 
 }  // namespace convo

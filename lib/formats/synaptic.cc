@@ -7,6 +7,7 @@
 #include "formats/fields.h"
 #include "formats/json_out.h"
 #include "formats/langchain.h"
+#include "formats/mapping.h"
 #include "formats/message_metadata.h"
 #include "formats/object_writer.h"
 #include "formats/tool_turns.h"
@@ -319,11 +320,11 @@ class SynapticEncoder final : public EncoderBase {
     std::vector<const Block*> others;
     for (const Block* block : blocks) {
       // A text block stays in content_blocks only when it was one there.
-      bool listed = block->type == BlockType::text && m.origin == Format::synaptic &&
-                    block->json != nullptr && block->json->IsObject();
+      bool listed = block->type == BlockType::text && keeps_own_json(m, *block, Format::synaptic) &&
+                    block->json->IsObject();
       if (block->type == BlockType::text && !listed) {
         text += block->text;
-      } else if (writable(m, *block)) {
+      } else if (admit(fit(m, *block), [&](std::string_view what) { drop(what, m); })) {
         others.push_back(block);
       }
     }
@@ -336,32 +337,24 @@ class SynapticEncoder final : public EncoderBase {
       }
     }
     object.set_string("content", text);
-    if (!others.empty()) {
-      object.set("content_blocks", [&, others](JsonWriter& w) {
-        w.StartArray();
-        for (const Block* block : others) {
-          write_block(w, m, *block);
-        }
-        w.EndArray();
-      });
-    } else if (object.original_has("content_blocks")) {
-      object.remove("content_blocks");
-    }
+    object.set_blocks("content_blocks", others,
+                      [&m](JsonWriter& w, const Block& block) { write_block(w, m, block); });
   }
 
-  // Whether `block` has a Synaptic form; reports it when not.
-  bool writable(const Message& m, const Block& block) {
-    if (m.origin == Format::synaptic && block.json != nullptr) {
-      return true;
+  // Whether `block` has a Synaptic form, and what it loses in it.
+  static BlockFit fit(const Message& m, const Block& block) {
+    BlockFit out;
+    if (keeps_own_json(m, block, Format::synaptic)) {
+      return out;
     }
     switch (block.type) {
       case BlockType::text:
-        return true;
+        return out;
       case BlockType::thinking:
         if (block.signature && !block.signature->empty()) {
-          drop("thinking signatures", m);
+          out.losing("thinking signatures");
         }
-        return true;
+        return out;
       case BlockType::image:
       case BlockType::audio:
       case BlockType::video:
@@ -369,22 +362,17 @@ class SynapticEncoder final : public EncoderBase {
       case BlockType::document:
         if (block.source.type == MediaSource::Type::url ||
             block.source.type == MediaSource::Type::base64) {
-          return true;
+          return out;
         }
-        drop(fmt::format("{} blocks given by file id or as plain text",
-                         block_type_name(block.type)),
-             m);
-        return false;
+        return out.dropping(fmt::format("{} blocks given by file id or as plain text",
+                                        block_type_name(block.type)));
       default:
-        drop(fmt::format("{} blocks", block.type_name.empty() ? block_type_name(block.type)
-                                                              : std::string_view(block.type_name)),
-             m);
-        return false;
+        return out.dropping(blocks_of(block));
     }
   }
 
   static void write_block(JsonWriter& w, const Message& m, const Block& block) {
-    if (m.origin == Format::synaptic && block.json != nullptr) {
+    if (keeps_own_json(m, block, Format::synaptic)) {
       ObjectWriter object(w, block.json);
       if (block.type == BlockType::text) {
         object.set_string("text", block.text);
@@ -480,26 +468,15 @@ class SynapticEncoder final : public EncoderBase {
       object.set_string("custom_role", m.custom_role);
     }
     CallSplit split = split_calls(rest, k_invalid_tool_call);
-    std::vector<const Block*>& calls = split.calls;
-    std::vector<const Block*>& invalid = split.invalid;
-    std::vector<const Block*>& parts = split.content;
-    if (m.role != Role::assistant && (!calls.empty() || !invalid.empty())) {
-      drop(fmt::format("tool calls in {} messages", role), m);
-      calls.clear();
-      invalid.clear();
+    if (std::string lost = assistant_calls_only(m, role, split); !lost.empty()) {
+      drop(lost, m);
     }
+    const std::vector<const Block*>& calls = split.calls;
+    const std::vector<const Block*>& invalid = split.invalid;
+    const std::vector<const Block*>& parts = split.content;
     set_content(object, m, m.content, parts);
-    if (!calls.empty()) {
-      object.set("tool_calls", [&](JsonWriter& w) {
-        w.StartArray();
-        for (const Block* call : calls) {
-          write_call(w, m, *call);
-        }
-        w.EndArray();
-      });
-    } else if (object.original_has("tool_calls")) {
-      object.remove("tool_calls");
-    }
+    object.set_blocks("tool_calls", calls,
+                      [&m](JsonWriter& w, const Block& call) { write_call(w, m, call); });
     if (!m.id.empty()) {
       object.set_string("id", m.id);
     }
@@ -515,23 +492,14 @@ class SynapticEncoder final : public EncoderBase {
         write_usage_metadata(w, m.usage, was, k_synaptic_usage);
       });
     }
-    if (!invalid.empty()) {
-      object.set("invalid_tool_calls", [&](JsonWriter& w) {
-        w.StartArray();
-        for (const Block* block : invalid) {
-          write_invalid(w, m, *block);
-        }
-        w.EndArray();
-      });
-    } else if (object.original_has("invalid_tool_calls")) {
-      object.remove("invalid_tool_calls");
-    }
+    object.set_blocks("invalid_tool_calls", invalid,
+                      [&m](JsonWriter& w, const Block& block) { write_invalid(w, m, block); });
     object.write();
     return std::string(buffer.GetString(), buffer.GetSize());
   }
 
   static void write_call(JsonWriter& w, const Message& m, const Block& call) {
-    const bool same = m.origin == Format::synaptic && call.json != nullptr;
+    const bool same = keeps_own_json(m, call, Format::synaptic);
     ObjectWriter object(w, same ? call.json : nullptr);
     object.set_string("id", call.id);
     object.set_string("name", call.name);
@@ -553,7 +521,7 @@ class SynapticEncoder final : public EncoderBase {
   }
 
   static void write_invalid(JsonWriter& w, const Message& m, const Block& block) {
-    const bool same = m.origin == Format::synaptic && block.json != nullptr;
+    const bool same = keeps_own_json(m, block, Format::synaptic);
     ObjectWriter object(w, same ? block.json : nullptr);
     if (!same) {
       if (!block.id.empty()) {
@@ -577,10 +545,10 @@ class SynapticEncoder final : public EncoderBase {
 
 int sniff_synaptic(const JsonValue& record) { return sniff_message(record); }
 
-std::unique_ptr<Decoder> make_synaptic_decoder() { return std::make_unique<SynapticDecoder>(); }
+std::unique_ptr<Decoder> make_synaptic_decoder() { return make_decoder<SynapticDecoder>(); }
 
 std::unique_ptr<Encoder> make_synaptic_encoder(LossReport& loss) {
-  return std::make_unique<SynapticEncoder>(loss);
+  return make_encoder<SynapticEncoder>(loss);
 }
 
 }  // namespace convo

@@ -1,5 +1,7 @@
 #include "formats/tool_turns.h"
 
+#include <fmt/format.h>
+
 namespace convo {
 
 std::vector<ToolTurn> split_tool_turns(std::vector<Block> blocks, Role role) {
@@ -53,6 +55,15 @@ CallSplit split_calls(const std::vector<const Block*>& blocks, std::string_view 
     }
   }
   return split;
+}
+
+std::string assistant_calls_only(const Message& m, std::string_view role_name, CallSplit& split) {
+  if (m.role == Role::assistant || (split.calls.empty() && split.invalid.empty())) {
+    return "";
+  }
+  split.calls.clear();
+  split.invalid.clear();
+  return fmt::format("tool calls in {} messages", role_name);
 }
 
 void ToolNames::note(const Message& message) {

@@ -47,6 +47,11 @@ struct CallSplit {
 CallSplit split_calls(const std::vector<const Block*>& blocks, std::string_view invalid_type_name,
                       const std::function<bool(const Block&)>& also_in_content = {});
 
+// Only an assistant message holds tool calls: unless `m` is one, empties `split`'s
+// calls and invalid calls and returns what is lost ("tool calls in human
+// messages", the role as `role_name` spells it); "" when nothing is.
+std::string assistant_calls_only(const Message& m, std::string_view role_name, CallSplit& split);
+
 // Tool names by call id, remembered from the tool calls an encoder has written, so
 // that a result written in a format that names the tool (LangChain, Synaptic,
 // AgentScope) gets the name when its source format did not say it (OpenAI,

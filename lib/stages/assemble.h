@@ -3,7 +3,8 @@
 // chunk streams (SSE `data:` lines or JSONL, `[DONE]`) and LangChain AIMessageChunk
 // records, puts each response together as the API (or LangChain's `concat`) would
 // have returned it whole, and writes its message(s) in the stream's own format or
-// in `to`.
+// in `to`. Each dialect lives with its format (lib/formats/*_stream.h, through
+// `FormatInfo::make_stream_reader`); this stage reads the events and drives them.
 //
 // Merging follows Synaptic's AIMessageChunk: text concatenates (text, thinking,
 // signature, refusal, reasoning deltas), tool-call fragments extend the call of
@@ -21,26 +22,13 @@
 
 #include "diagnostics.h"
 #include "formats/format.h"
+#include "formats/stream.h"
 #include "pipeline.h"
 
 namespace convo {
 
 class Output;
 class StreamEventReader;
-
-// One response put together from a stream.
-struct AssembledResponse {
-  Format format = Format::none;  // what the stream spoke: anthropic, openai or langchain
-  std::string json;              // the response body, as the unstreamed API returns it
-  Location where;                // where its stream began
-  // Why the response is incomplete (the stream was cut off, or reported an error),
-  // and where; empty when it is whole.
-  std::string problem;
-  Location problem_at;
-  // False when the response is not whole: it has a problem, or (warned about, not an
-  // error) the stream started the next message before this one stopped.
-  bool whole = true;
-};
 
 // Assembles every response of the stream `reader` reads. Problems with single
 // events (a `data:` line that is not JSON, an event for a block that never

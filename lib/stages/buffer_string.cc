@@ -335,7 +335,7 @@ void render(const Message& message, const BufferStringOptions& options, TextOut&
   if (message.kind != Kind::turn) {
     return;
   }
-  const bool xml = options.format == BufferStringOptions::Format::xml;
+  const bool xml = options.style == BufferStringOptions::Style::xml;
   const Content& content = message.content;
   bool results_only = message.role == Role::tool;
   if (content.is_blocks()) {

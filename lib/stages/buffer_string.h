@@ -13,11 +13,11 @@
 namespace convo {
 
 struct BufferStringOptions {
-  enum class Format : std::uint8_t {
+  enum class Style : std::uint8_t {
     prefix,  // `Prefix: text` entries
     xml,     // LangChain Python's format="xml": <message type="human">text</message>
   };
-  Format format = Format::prefix;
+  Style style = Style::prefix;
   std::string human_prefix = "Human";
   std::string ai_prefix = "AI";
   std::string system_prefix = "System";  // system and developer messages

@@ -79,7 +79,8 @@ Location locate(const BlockOrigin& origin) {
   }
   const Container& c = *origin.container;
   std::string pointer;
-  bool blocks_addressable = c.format == Format::anthropic || c.format == Format::claude_code;
+  const FormatInfo& format = format_traits(c.format);
+  bool blocks_addressable = format.blocks_at_content_index;
   if (c.system_slot && origin.slot == 0) {
     pointer = "/system";
   } else {
@@ -91,8 +92,9 @@ Location locate(const BlockOrigin& origin) {
     if (!c.wrapper_key.empty()) {
       pointer += "/" + c.wrapper_key;
     }
-    if (c.format == Format::claude_code) {
-      pointer += "/message";
+    if (!format.message_member.empty()) {
+      pointer += '/';
+      pointer += format.message_member;
     }
     if (origin.index != BlockOrigin::k_whole && blocks_addressable) {
       pointer += "/content";
@@ -120,7 +122,8 @@ class Checker {
     std::unordered_map<std::string, std::size_t> use_lines;  // tool_use id -> line
     // A Claude Code session is sent with the next prompt after its last message, so
     // the rules for a final assistant message do not apply to it.
-    bool continued = !view.empty() && view.front().message.origin == Format::claude_code;
+    bool continued =
+        !view.empty() && format_traits(view.front().message.origin).continued_sessions;
     for (std::size_t i = 0; i < view.size(); ++i) {
       const ApiMessage& m = view[i];
       if (!role_allowed(m)) {
@@ -204,9 +207,7 @@ class Checker {
         return "";
       case BlockType::unknown:
         // Responses items (built-in tool calls) are items of their own.
-        return m.origin == Format::openai || holds_responses_items(m.origin)
-                   ? ""
-                   : "OpenAI has no such content part";
+        return follows_openai_api(m.origin) ? "" : "OpenAI has no such content part";
       case BlockType::thinking:
         // A provider's reasoning member, read as thinking: it rides along the
         // message as the provider sent it, outside the content; a Responses

@@ -17,6 +17,7 @@
 
 #include "conversation.h"
 #include "diagnostics.h"
+#include "formats/anthropic_request.h"
 #include "formats/format.h"
 #include "message.h"
 #include "pipeline.h"
@@ -120,26 +121,8 @@ inline constexpr std::string_view k_interrupted_result =
 inline constexpr std::string_view k_orphaned_result =
     "[Orphaned tool result removed due to conversation resume]";
 
-// What `--request` puts around the messages.
-struct RequestOptions {
-  std::string model;  // empty: the input request's, or the last the conversation recorded
-  std::optional<std::int64_t> max_tokens;  // nullopt: the input request's, else 4096
-  std::optional<std::string> system;       // replaces the conversation's leading system messages
-  bool prefill = false;  // keep final assistant messages (else the request ends on a user one)
-  // Keep thinking blocks although the request sets no `thinking` parameter.
-  bool thinking_without_parameter = false;
-  Diagnostics* diagnostics = nullptr;  // told what was left out; may be null
-};
-
-// `--system TEXT|@FILE`: the text, or the contents of FILE. Throws convo::Error.
-std::string system_prompt_argument(const std::string& argument);
-
-// A sink that writes one complete Messages API request body per conversation, on one
-// line: model, max_tokens, system (when there is one), the other members of a
-// request body read as input (tools, thinking, ...), tools declared for the tool
-// calls of a history that came with no definitions, and messages. Throws
-// convo::Error (ExitCode::usage) for a conversation with no model and no
-// `options.model`.
+// A sink that writes each conversation as one Messages API request body, on one
+// line (anthropic_request_body in lib/formats/anthropic_request.h says what it holds).
 SinkFactory request_sink(RequestOptions options);
 
 }  // namespace convo

@@ -486,8 +486,7 @@ class TrimStage final : public StreamStage {
 
   void push(Message&& message, MessageSink& next) override {
     m_counts.push_back(m_counter->count_message(message));
-    bool own_bytes = !message.container && message.origin != Format::none &&
-                     (!m_to || *m_to == message.origin) && !message.raw.empty();
+    bool own_bytes = message.origin != Format::none && keeps_own_bytes(message, m_to);
     m_released.push_back(own_bytes && message.kind != Kind::invalid);
     if (m_released.back()) {
       release_content(message);

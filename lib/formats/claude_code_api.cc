@@ -1,8 +1,10 @@
-#include "stages/claude_code_attachments.h"
+#include "formats/claude_code_api.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <unordered_map>
 
 namespace convo {
 
@@ -308,6 +310,104 @@ bool is_claude_code_task_notification(const JsonValue& record) {
   // Scheduled prompts and relayed project messages have frames of their own.
   std::optional<std::string_view> subkind = string_member(*origin, "subkind");
   return subkind != "scheduled-trigger" && subkind != "projects-relay";
+}
+
+// Claude Code follows the result of a tool search (a tool_result holding
+// tool_reference blocks) with the text "Tool loaded.", unless the record has it.
+void mark_tools_loaded(Message& record) {
+  static constexpr std::string_view k_tool_loaded = "Tool loaded.";
+  if (!record.content.is_blocks()) {
+    return;
+  }
+  const auto& blocks = record.content.blocks;
+  bool references = std::any_of(blocks.begin(), blocks.end(), [](const Block& b) {
+    return b.type == BlockType::tool_result && b.result.is_blocks() &&
+           std::any_of(b.result.blocks.begin(), b.result.blocks.end(),
+                       [](const Block& x) { return x.type_name == "tool_reference"; });
+  });
+  bool marked = std::any_of(blocks.begin(), blocks.end(), [](const Block& b) {
+    return b.type == BlockType::text && b.text.starts_with(k_tool_loaded);
+  });
+  if (references && !marked) {
+    record.content.blocks.push_back(Block::make_text(std::string(k_tool_loaded)));
+    record.touch();
+  }
+}
+
+// A task notification's text, framed as Claude Code sends it: string content stays a
+// string; the text blocks of a list become one, ahead of the other blocks.
+void frame_task_notification(Message& record) {
+  Content& content = record.content;
+  if (content.is_string()) {
+    content.text = claude_code_task_notification(content.text);
+  } else if (content.is_blocks()) {
+    std::string text;
+    bool first = true;
+    std::vector<Block> others;
+    for (Block& b : content.blocks) {
+      if (b.type == BlockType::text) {
+        text += first ? "" : "\n";
+        text += b.text;
+        first = false;
+      } else {
+        others.push_back(std::move(b));
+      }
+    }
+    content.blocks.clear();
+    content.blocks.push_back(Block::make_text(claude_code_task_notification(text)));
+    for (Block& b : others) {
+      content.blocks.push_back(std::move(b));
+    }
+  } else {
+    return;
+  }
+  record.touch();
+}
+
+// Claude Code's API error messages: it leaves out an assistant record only when it
+// is marked isApiErrorMessage and its model is <synthetic>; either alone is not
+// enough. Other formats' error records carry the flag alone.
+bool is_api_error_message(const Message& record) {
+  if (!record.envelope.is_api_error) {
+    return false;
+  }
+  if (record.json == nullptr || !record.json->IsObject()) {
+    return true;
+  }
+  const JsonValue* flag = find_member(*record.json, "isApiErrorMessage");
+  return flag != nullptr && flag->IsBool() && flag->GetBool() &&
+         record.envelope.model == "<synthetic>";
+}
+
+// A tombstone record ({"type":"tombstone","message":{"uuid":...}}, in Claude Code's
+// SDK stream output) takes back the last message before it with that uuid, as
+// Claude Code does with the messages it streams. (Its session logs never hold one.)
+void apply_tombstones(std::vector<Message>& records) {
+  std::unordered_map<std::string_view, std::size_t> last;  // uuid -> latest record so far
+  std::vector<std::size_t> removed;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    Message& record = records[i];
+    if (record.record_type == "tombstone" && record.json != nullptr && record.json->IsObject()) {
+      const JsonValue* message = find_member(*record.json, "message");
+      std::optional<std::string_view> uuid =
+          message != nullptr ? string_member(*message, "uuid") : std::nullopt;
+      if (uuid) {
+        if (auto found = last.find(*uuid); found != last.end()) {
+          removed.push_back(found->second);
+          last.erase(found);
+        }
+      }
+      continue;
+    }
+    if (!record.envelope.uuid.empty()) {
+      last[record.envelope.uuid] = i;
+    }
+  }
+  for (std::size_t i : removed) {
+    // Out of the view; its place in the session tree stays, so that the thread
+    // through it holds.
+    records[i].kind = Kind::unknown;
+  }
 }
 
 }  // namespace convo

@@ -1,0 +1,355 @@
+// What every format's encoder shares (EncoderBase in format.h): writing unchanged
+// records as their own bytes, containers put back whole or rebuilt, what a target
+// cannot hold counted once (LossReport), and the UTF-8 check on what convo writes.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "formats/format.h"
+#include "formats/responses_items.h"
+#include "io/output.h"
+#include "utf8.h"
+
+namespace convo {
+
+// --- LossReport ---
+
+void LossReport::drop(Format target, std::string_view what, const Location& where) {
+  if (m_strict) {
+    throw Error(where, fmt::format("{} cannot hold {} (--strict)", format_name(target), what));
+  }
+  for (Entry& entry : m_entries) {
+    if (entry.target == target && entry.what == what) {
+      ++entry.count;
+      return;
+    }
+  }
+  m_entries.push_back(Entry{target, std::string(what), 1});
+}
+
+void LossReport::merge(const LossReport& other) {
+  for (const Entry& theirs : other.m_entries) {
+    auto ours = std::find_if(m_entries.begin(), m_entries.end(), [&](const Entry& entry) {
+      return entry.target == theirs.target && entry.what == theirs.what;
+    });
+    if (ours == m_entries.end()) {
+      m_entries.push_back(theirs);
+    } else {
+      ours->count += theirs.count;
+    }
+  }
+}
+
+std::string LossReport::summary() const {
+  std::string out;
+  std::vector<Format> targets;
+  for (const Entry& entry : m_entries) {
+    if (std::find(targets.begin(), targets.end(), entry.target) == targets.end()) {
+      targets.push_back(entry.target);
+    }
+  }
+  for (Format target : targets) {
+    if (!out.empty()) {
+      out += "; ";
+    }
+    out += fmt::format("{} cannot hold", format_name(target));
+    bool first = true;
+    for (const Entry& entry : m_entries) {
+      if (entry.target == target) {
+        out += fmt::format("{} {} ({})", first ? "" : ",", entry.what, entry.count);
+        first = false;
+      }
+    }
+  }
+  return out;
+}
+
+// --- EncoderBase ---
+
+namespace {
+
+// Throws EncodeError when `value`, re-encoded from `raw` (found at `where`), is not
+// valid UTF-8, pointing at the first bad byte of `raw` where it can.
+void check_utf8(std::string_view value, const Location& where, const std::string& raw) {
+  std::optional<std::size_t> bad = find_invalid_utf8(value);
+  if (!bad) {
+    return;
+  }
+  Location at = where;
+  unsigned byte = static_cast<unsigned char>(value[*bad]);
+  if (std::optional<std::size_t> in_raw = find_invalid_utf8(raw)) {
+    byte = static_cast<unsigned char>(raw[*in_raw]);
+    std::size_t line_start = raw.rfind('\n', *in_raw);
+    line_start = line_start == std::string::npos ? 0 : line_start + 1;
+    at.line += static_cast<std::uint64_t>(std::count(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(*in_raw), '\n'));
+    at.column = *in_raw - line_start + 1;
+  }
+  throw EncodeError(at,
+                    fmt::format("invalid UTF-8 (byte 0x{:02x}): a record convo re-encodes must be "
+                                "valid UTF-8",
+                                byte),
+                    raw);
+}
+
+}  // namespace
+
+void EncoderBase::write(Message&& message, Output& out) {
+  if (m_container && message.container != m_container) {
+    close_container(out);
+  }
+  if (message.kind == Kind::invalid) {
+    write_drained(out);
+    out.write_line(message.raw);
+    return;
+  }
+  if (message.container && message.container->format == m_format) {
+    if (!m_container) {
+      write_drained(out);
+    }
+    m_container = message.container;
+    m_held.push_back(std::move(message));
+    return;
+  }
+  if (!message.modified && keeps_own_bytes(message, m_format)) {
+    write_drained(out);
+    out.write_line(message.raw);
+    return;
+  }
+  m_values.clear();
+  drop_unheld(message);
+  encode(message, m_values);
+  for (const std::string& value : m_values) {
+    check_utf8(value, message.where, message.raw);
+  }
+  for (const std::string& value : m_values) {
+    out.write_line(value);
+  }
+}
+
+void EncoderBase::drop_unheld(const Message& message) {
+  if (message.origin == m_format || message.origin == Format::none ||
+      message.kind == Kind::invalid) {
+    return;
+  }
+  const FormatInfo& target = format_info(m_format);
+  const std::string_view array_key =
+      message.container ? std::string_view(message.container->array_key) : std::string_view();
+  const bool responses_body = message.container &&
+                              message.container->format == Format::openai_responses &&
+                              (array_key == "input" || array_key == "output");
+  if (message.container && message.container.get() != m_counted_container &&
+      (((array_key == "messages" || array_key == "choices") &&
+        (message.container->format == Format::anthropic ||
+         message.container->format == Format::openai)) ||
+       responses_body)) {
+    // A request body's settings (tools, tool_choice, thinking, metadata, ...) and a
+    // response body's members (id, model, usage, created, each choice's
+    // finish_reason, ...) have no place in a message-per-line format: counted once
+    // per body, by name.
+    m_counted_container = message.container.get();
+    const Container& body = *message.container;
+    bool response = body.array_key == "choices" || body.array_key == "output";
+    std::string_view kind = response ? "response bodies" : "request bodies";
+    const JsonValue& root = body.source->doc;
+    if (root.IsObject()) {
+      for (const auto& member : root.GetObject()) {
+        std::string_view key = view_of(member.name);
+        if ((key == "system" || (responses_body && key == "instructions")) && body.system_slot) {
+          continue;  // the system prompt: a message
+        }
+        if (key != body.array_key) {
+          drop(fmt::format("{} of {}", key, kind), message);
+        } else if (body.array_key == "choices" && member.value.IsArray()) {
+          counted_choice_members(member.value, kind, message);
+        }
+      }
+    }
+  }
+  if (message.usage.cost && !target.holds_cost) {
+    drop("costs", message);
+  }
+  // Formats of the Responses family hold each other's items whole: only a time can
+  // be lost between them.
+  if (holds_responses_items(message.origin) && holds_responses_items(m_format)) {
+    if (!message.timestamp.empty() && !target.holds_timestamps && message.is_turn()) {
+      drop("timestamps", message);
+    }
+    return;
+  }
+  // Once per source object: the turns split from one record share it.
+  auto unmodelled = format_info(message.origin).unmodelled;
+  if (unmodelled != nullptr && message.json != nullptr && message.json != m_counted_json) {
+    m_counted_json = message.json;
+    unmodelled(message, [&](std::string_view what) {
+      if (what == "timestamps" && target.holds_timestamps) {
+        return;
+      }
+      if (target.holds_response_members &&
+          (what == "message ids" || what == "model names" || what == "stop reasons" ||
+           what == "usage" || what.ends_with(" of response messages"))) {
+        return;  // e.g. a Claude Code record's message is an Anthropic response message
+      }
+      if (m_format == Format::codex && what == "usage") {
+        return;  // written as the response's token_count event
+      }
+      drop(what, message);
+    });
+  }
+}
+
+void EncoderBase::counted_choice_members(const JsonValue& choices, std::string_view kind,
+                                         const Message& message) {
+  std::vector<std::string_view> seen;
+  for (const JsonValue& choice : choices.GetArray()) {
+    if (!choice.IsObject()) {
+      continue;
+    }
+    for (const auto& member : choice.GetObject()) {
+      std::string_view key = view_of(member.name);
+      if (key != "message" && std::find(seen.begin(), seen.end(), key) == seen.end()) {
+        seen.push_back(key);
+        drop(fmt::format("{} of {}", key, kind), message);
+      }
+    }
+  }
+}
+
+void EncoderBase::finish(Output& out) {
+  if (m_container) {
+    close_container(out);
+  }
+  write_drained(out);
+}
+
+void EncoderBase::write_drained(Output& out) {
+  m_values.clear();
+  drain(m_values);
+  for (const std::string& value : m_values) {
+    out.write_line(value);
+  }
+}
+
+void EncoderBase::values_of(const Message& message, std::vector<std::string>& values) {
+  values.clear();
+  if (!message.modified && message.json != nullptr) {
+    values.push_back(to_json(*message.json));
+  } else {
+    encode(message, values);
+  }
+}
+
+// Writes the open container: its original bytes when every message came back
+// unchanged and in place, else the document rebuilt by `write_changed_container`.
+void EncoderBase::close_container(Output& out) {
+  // Closed even when writing it throws (EncodeError under --on-error skip|keep),
+  // so that it is not written again.
+  struct Closer {
+    EncoderBase& encoder;
+    ~Closer() {
+      encoder.m_held.clear();
+      encoder.m_container.reset();
+    }
+  } closer{*this};
+  const Container& container = *m_container;
+  bool intact = m_held.size() == container.size;
+  for (std::size_t i = 0; intact && i < m_held.size(); ++i) {
+    intact = !m_held[i].modified && m_held[i].slot == i;
+  }
+  if (intact) {
+    out.write_line(container.raw);
+  } else {
+    write_changed_container(container, m_held, out);
+  }
+  m_held.clear();
+  m_container.reset();
+}
+
+// The document rebuilt around the messages as they are now (members other than the
+// messages are copied from the original).
+void EncoderBase::write_changed_container(const Container& container, std::vector<Message>& held,
+                                          Output& out) {
+  const JsonValue& root = container.source->doc;
+  const JsonValue* array = container.array_key.empty() ? &root : find_member(root, container.array_key);
+  std::vector<std::string> values;
+
+  rapidjson::StringBuffer buffer;
+  JsonWriter writer(buffer);
+  auto write_messages = [&] {
+    writer.StartArray();
+    for (const Message& message : held) {
+      if (container.system_slot && message.slot == 0) {
+        continue;
+      }
+      values_of(message, values);
+      const JsonValue* element = nullptr;
+      std::size_t index = container.system_slot ? message.slot - 1 : message.slot;
+      if (!container.wrapper_key.empty() && array != nullptr && array->IsArray() &&
+          index < array->Size()) {
+        element = &(*array)[static_cast<rapidjson::SizeType>(index)];
+      }
+      for (const std::string& value : values) {
+        if (element == nullptr || !element->IsObject()) {
+          writer.RawValue(value.data(), value.size(), rapidjson::kObjectType);
+          continue;
+        }
+        writer.StartObject();
+        for (const auto& member : element->GetObject()) {
+          writer.Key(member.name.GetString(), member.name.GetStringLength());
+          if (view_of(member.name) == container.wrapper_key) {
+            writer.RawValue(value.data(), value.size(), rapidjson::kObjectType);
+          } else {
+            member.value.Accept(writer);
+          }
+        }
+        writer.EndObject();
+      }
+    }
+    writer.EndArray();
+  };
+
+  if (container.array_key.empty()) {
+    write_messages();
+  } else {
+    writer.StartObject();
+    for (const auto& member : root.GetObject()) {
+      std::string_view key = view_of(member.name);
+      if (key == container.array_key) {
+        writer.Key(member.name.GetString(), member.name.GetStringLength());
+        write_messages();
+      } else if (container.system_slot && key == "system") {
+        // The system prompt is slot 0; it is left out when a stage dropped it.
+        auto system = std::find_if(held.begin(), held.end(),
+                                   [](const Message& m) { return m.slot == 0; });
+        if (system == held.end()) {
+          continue;
+        }
+        writer.Key(member.name.GetString(), member.name.GetStringLength());
+        if (!system->modified) {
+          member.value.Accept(writer);
+        } else {
+          values_of(*system, values);
+          JsonDoc encoded;
+          const JsonValue* content = nullptr;
+          if (!values.empty() && !parse_json(values.front(), encoded)) {
+            content = find_member(encoded, "content");
+          }
+          if (content != nullptr) {
+            content->Accept(writer);
+          } else {
+            writer.String("");
+          }
+        }
+      } else {
+        writer.Key(member.name.GetString(), member.name.GetStringLength());
+        member.value.Accept(writer);
+      }
+    }
+    writer.EndObject();
+  }
+  std::string_view rebuilt(buffer.GetString(), buffer.GetSize());
+  check_utf8(rebuilt, held.empty() ? Location{} : held.front().where, container.raw);
+  out.write_line(rebuilt);
+}
+
+}  // namespace convo
