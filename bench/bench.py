@@ -45,6 +45,17 @@ SHELL_CORPORA = {
     "short5m": "yes '{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"assistant\","
                "\"content\":\"yo\"}' | head -n 5000000",
 }
+# Real Codex rollouts (../shared/corpus/codex) repeated to ~200 MB, and their
+# response_item payloads as Responses items, one per line (~200 MB).
+_CODEX = " ".join(shlex.quote(str(ROOT.parent / "shared" / "corpus" / "codex" / p)) for p in (
+    "jerometremblay__codex_log_viewer/codex_sessions/"
+    "20260213134203_redacted_current_codex_session_jsonl_export.jsonl",
+    "jerometremblay__codex_log_viewer/codex_sessions/"
+    "20260219184701_user-actions-should-display-their-cost-which-includes-the-total.jsonl",
+    "yoavf__ai-sessions/examples/codex-pomodor-timer.jsonl"))
+SHELL_CORPORA["codex"] = f"for i in $(seq 100); do cat {_CODEX}; done"
+SHELL_CORPORA["responses"] = (f"for i in $(seq 240); do cat {_CODEX}; done"
+                              " | jq -c 'select(.type == \"response_item\") | .payload'")
 CORPORA["cc1g"] = ("claude-code", 265000)  # ~1 GB
 
 # --big (issue 15): whole-conversation subcommands on big inputs, one run each, with
@@ -108,6 +119,19 @@ BENCHMARKS = [
     ("convert openai to agentscope", "oa", "{convo} convert --to agentscope {input}", "parse-only"),
     ("convert openai to opencode", "oa", "{convo} convert --to opencode {input}", "parse-only"),
     ("convert claude-code to opencode", "cc", "{convo} convert --to opencode {input}", "parse-only"),
+    ("parse-only", "codex", "{parse_only} {input}", None),
+    ("convert to own format", "codex", "{convo} convert --to codex {input}", "parse-only"),
+    ("convert codex to openai-responses", "codex",
+     "{convo} convert --to openai-responses {input}", "parse-only"),
+    ("convert codex to claude-code", "codex", "{convo} convert --to claude-code {input}",
+     "parse-only"),
+    ("parse-only", "responses", "{parse_only} {input}", None),
+    ("convert to own format", "responses", "{convo} convert --to openai-responses {input}",
+     "parse-only"),
+    ("convert openai-responses to codex", "responses", "{convo} convert --to codex {input}",
+     "parse-only"),
+    ("convert openai-responses to anthropic", "responses",
+     "{convo} convert --to anthropic {input}", "parse-only"),
     # trim holds a whole conversation: oa50k is one of 50,000 messages (27.3M approx
     # tokens; the budget is half of them), cc is Claude Code sessions of a few hundred.
     ("parse-only", "oa50k", "{parse_only} {input}", None),

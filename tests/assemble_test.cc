@@ -459,6 +459,8 @@ TEST_CASE("every stream dialect is reached through the registry, and claims its 
        R"({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]})"},
       {Format::langchain, "",
        R"({"type":"AIMessageChunk","data":{"content":"Hi","id":"run-1"}})"},
+      {Format::openai_responses, "response.created",
+       R"({"type":"response.created","response":{"id":"resp_1","object":"response","status":"in_progress","output":[]}})"},
   };
   std::set<Format> streaming;
   for (const FormatInfo& info : all_formats()) {
@@ -481,7 +483,8 @@ TEST_CASE("every stream dialect is reached through the registry, and claims its 
       CHECK(reader->claims(event, doc) == (first.format == info.format));
     }
   }
-  CHECK(streaming == std::set<Format>{Format::anthropic, Format::openai, Format::langchain});
+  CHECK(streaming == std::set<Format>{Format::anthropic, Format::openai, Format::langchain,
+                                      Format::openai_responses});
   // The stage picks the dialect from the first event, framed as SSE or not.
   for (const FirstEvent& first : firsts) {
     INFO(format_name(first.format));

@@ -30,8 +30,8 @@ expect() { # expected words...
 }
 expect "convert" convo conv
 expect "--strict" convo convert --st
-expect "openai opencode" convo convert --to op
-expect "openai opencode" convo convert --to = op
+expect "openai opencode openai-responses" convo convert --to op
+expect "openai opencode openai-responses" convo convert --to = op
 expect "fail skip keep" convo filter --on-error =
 expect "first last" convo trim --strategy ""
 expect "--select" convo check --sel

@@ -51,7 +51,7 @@ read_until(b"ready> ")
 failures = []
 for typed, expected in [("convo conv", b"convo convert "),
                         ("convo convert --st", b"convo convert --strict "),
-                        ("convo convert --to opena", b"convo convert --to openai "),
+                        ("convo convert --to openc", b"convo convert --to opencode "),
                         ("convo trim --strategy ", b"first  last")]:
     os.write(fd, typed.encode() + b"\t")
     shown = read_until(expected)

@@ -25,6 +25,8 @@ constexpr CorpusFormat k_corpus[] = {
     {"openai-chat", Format::openai},
     {"langchain", Format::langchain},
     {"opencode", Format::opencode},
+    {"openai-responses", Format::openai_responses},
+    {"codex", Format::codex},
 };
 
 std::string read_file(const fs::path& path) {

@@ -26,6 +26,9 @@ struct Holds {
   bool signatures = true;
   bool is_error = true;
   bool envelope = false;  // Claude Code's record envelope (uuid chain, session, ...)
+  bool timestamps = false;
+  bool records = false;   // records that are not messages (a rollout's session_meta)
+  bool system_role = true;  // false: a system message is written as a developer one
 };
 
 Holds holds(Format format) {
@@ -35,6 +38,7 @@ Holds holds(Format format) {
       h.system = false;
       h.names = false;
       h.envelope = true;
+      h.timestamps = true;
       break;
     case Format::anthropic:
       h.names = false;
@@ -48,13 +52,25 @@ Holds holds(Format format) {
       break;
     case Format::agentscope:
       h.signatures = false;  // written in the 1.x shape, whose thinking has none
+      h.timestamps = true;
       break;
     case Format::opencode:
       h.system = false;
       h.names = false;
+      h.timestamps = true;
       break;
     case Format::synaptic:
       h.signatures = false;
+      h.is_error = false;
+      break;
+    case Format::codex:
+      h.timestamps = true;
+      h.records = true;
+      h.system_role = false;
+      [[fallthrough]];
+    case Format::openai_responses:
+      h.names = false;
+      h.signatures = false;  // reasoning keeps encrypted content, not signatures
       h.is_error = false;
       break;
     case Format::none:
@@ -242,11 +258,20 @@ std::vector<std::string> unholdable(const std::vector<Message>& messages, const 
     if ((m.role == Role::system || m.role == Role::developer) && !target.system) {
       out.insert("system messages");
     }
+    if (m.role == Role::system && target.system && !target.system_role) {
+      out.insert("system roles");
+    }
     if (!m.name.empty() && !target.names) {
       out.insert("names");
     }
     if (m.origin == Format::claude_code && !target.envelope) {
       out.insert("Claude Code record envelopes");
+    }
+    if (m.origin == Format::codex && !m.timestamp.empty() && !target.timestamps) {
+      out.insert("timestamps");
+    }
+    if (m.origin == Format::codex && !m.is_turn() && !target.records) {
+      out.insert("records");
     }
     for (const Block& b : m.content.blocks) {
       if (b.type == BlockType::thinking && !target.thinking) {

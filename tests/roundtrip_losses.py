@@ -41,8 +41,11 @@ SOURCES = {
     "openai-chat": "openai",
     "langchain": "langchain",
     "opencode": "opencode",
+    "openai-responses": "openai-responses",
+    "codex": "codex",
 }
-TARGETS = ["claude-code", "anthropic", "openai", "langchain", "agentscope", "opencode", "synaptic"]
+TARGETS = ["claude-code", "anthropic", "openai", "langchain", "agentscope", "opencode", "synaptic",
+           "openai-responses", "codex"]
 
 # Loss names whose paths cannot be derived from the name itself: name -> the path
 # components (normalised: snake_case, lower) it covers. Small on purpose.
@@ -63,10 +66,16 @@ COVERS = {
     "stop reasons": {"stop_reason", "stop_sequence", "finish_reason"},
     "cache control": {"cache_control"},
     "signatures": {"signature"},
+    "system message roles": {"role"},
+    "encrypted reasoning": {"encrypted_content"},
+    "item ids": {"id"},
+    # A Codex rollout's token_count events hold the usage of the responses before them.
+    "event_msg records": {"usage", "cache_read_input_tokens", "cache_creation_input_tokens",
+                          "usage_metadata", "tokens"},
 }
 # Nouns that name the kind of thing, not the thing: "thinking blocks" -> thinking.
 GENERIC = re.compile(r"\s+(blocks?|records?|parts?|fields?|members?|items?|messages?|"
-                     r"of request bodies|of response bodies|of messages|of records)$")
+                     r"of request bodies|of response bodies|of messages|of records|of items)$")
 
 
 def snake(name):
@@ -130,6 +139,19 @@ def flatten(recs):
                 messages.append({"role": "system", "content": rec["system"]})
             messages.extend(rec["messages"])
             body.update({k: v for k, v in rec.items() if k not in ("messages", "system")})
+        elif (isinstance(rec, dict) and "type" not in rec and "role" not in rec and
+              (isinstance(rec.get("input"), (list, str)) or
+               (isinstance(rec.get("output"), list) and
+                (rec.get("object") == "response" or "usage" in rec or "status" in rec)))):
+            # An OpenAI Responses request or response body: its items are records
+            # (a string input one user message), `instructions` the system prompt.
+            key = "input" if "input" in rec else "output"
+            if isinstance(rec.get("instructions"), str):
+                messages.append({"role": "system", "content": rec["instructions"]})
+            items = rec[key]
+            messages.extend([{"role": "user", "content": items}] if isinstance(items, str)
+                            else items)
+            body.update({k: v for k, v in rec.items() if k not in (key, "instructions")})
         elif isinstance(rec, dict) and isinstance(rec.get("choices"), list):
             for choice in rec["choices"]:
                 if isinstance(choice, dict) and "message" in choice:
@@ -155,7 +177,7 @@ def tidy(value):
                 continue
             if (k == "content" and isinstance(v, list) and len(v) == 1 and
                     isinstance(v[0], dict) and set(v[0]) == {"type", "text"} and
-                    v[0]["type"] == "text"):
+                    v[0]["type"] in ("text", "input_text", "output_text")):
                 v = v[0]["text"]  # one plain text block says what the string does
             out[k] = v
         return out

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "formats/format.h"
+#include "formats/responses_items.h"
 #include "io/output.h"
 #include "utf8.h"
 
@@ -132,29 +133,34 @@ void EncoderBase::drop_unheld(const Message& message) {
     return;
   }
   const FormatInfo& target = format_info(m_format);
+  const std::string_view array_key =
+      message.container ? std::string_view(message.container->array_key) : std::string_view();
+  const bool responses_body = message.container &&
+                              message.container->format == Format::openai_responses &&
+                              (array_key == "input" || array_key == "output");
   if (message.container && message.container.get() != m_counted_container &&
-      (message.container->array_key == "messages" ||
-       message.container->array_key == "choices") &&
-      (message.container->format == Format::anthropic ||
-       message.container->format == Format::openai)) {
+      (((array_key == "messages" || array_key == "choices") &&
+        (message.container->format == Format::anthropic ||
+         message.container->format == Format::openai)) ||
+       responses_body)) {
     // A request body's settings (tools, tool_choice, thinking, metadata, ...) and a
     // response body's members (id, model, usage, created, each choice's
     // finish_reason, ...) have no place in a message-per-line format: counted once
     // per body, by name.
     m_counted_container = message.container.get();
     const Container& body = *message.container;
-    bool response = body.array_key == "choices";
+    bool response = body.array_key == "choices" || body.array_key == "output";
     std::string_view kind = response ? "response bodies" : "request bodies";
     const JsonValue& root = body.source->doc;
     if (root.IsObject()) {
       for (const auto& member : root.GetObject()) {
         std::string_view key = view_of(member.name);
-        if (key == "system" && body.system_slot) {
-          continue;
+        if ((key == "system" || (responses_body && key == "instructions")) && body.system_slot) {
+          continue;  // the system prompt: a message
         }
         if (key != body.array_key) {
           drop(fmt::format("{} of {}", key, kind), message);
-        } else if (response && member.value.IsArray()) {
+        } else if (body.array_key == "choices" && member.value.IsArray()) {
           counted_choice_members(member.value, kind, message);
         }
       }
@@ -162,6 +168,14 @@ void EncoderBase::drop_unheld(const Message& message) {
   }
   if (message.usage.cost && !target.holds_cost) {
     drop("costs", message);
+  }
+  // Formats of the Responses family hold each other's items whole: only a time can
+  // be lost between them.
+  if (holds_responses_items(message.origin) && holds_responses_items(m_format)) {
+    if (!message.timestamp.empty() && !target.holds_timestamps && message.is_turn()) {
+      drop("timestamps", message);
+    }
+    return;
   }
   // Once per source object: the turns split from one record share it.
   auto unmodelled = format_info(message.origin).unmodelled;
@@ -175,6 +189,9 @@ void EncoderBase::drop_unheld(const Message& message) {
           (what == "message ids" || what == "model names" || what == "stop reasons" ||
            what == "usage" || what.ends_with(" of response messages"))) {
         return;  // e.g. a Claude Code record's message is an Anthropic response message
+      }
+      if (m_format == Format::codex && what == "usage") {
+        return;  // written as the response's token_count event
       }
       drop(what, message);
     });

@@ -24,10 +24,6 @@ bool array_has(const JsonValue& object, std::string_view key) {
   return value != nullptr && value->IsArray();
 }
 
-// Codex CLI rollout lines: {"timestamp","type","payload"}.
-constexpr std::array<std::string_view, 5> k_codex_types = {
-    "session_meta", "response_item", "event_msg", "turn_context", "compacted"};
-
 // Anthropic Messages stream events, as `data:` lines or one per line.
 constexpr std::array<std::string_view, 7> k_anthropic_events = {
     "message_start", "content_block_start", "content_block_delta", "content_block_stop",
@@ -40,21 +36,6 @@ constexpr std::array<std::string_view, 19> k_ai_sdk_chunks = {
     "reasoning-delta", "reasoning-end",   "tool-input-start",     "tool-input-delta",
     "tool-input-available", "tool-output-available", "tool-input-error", "tool-output-error",
     "message-metadata", "source-url",     "abort"};
-
-// OpenAI Responses items other than messages.
-constexpr std::array<std::string_view, 22> k_responses_items = {
-    "function_call",         "function_call_output",   "reasoning",
-    "web_search_call",       "file_search_call",       "computer_call",
-    "computer_call_output",  "image_generation_call",  "code_interpreter_call",
-    "local_shell_call",      "local_shell_call_output", "mcp_call",
-    "mcp_list_tools",        "mcp_approval_request",   "mcp_approval_response",
-    "custom_tool_call",      "custom_tool_call_output", "item_reference",
-    "tool_search_call",      "tool_search_output",     "shell_call",
-    "shell_call_output"};
-
-// Content part types only the Responses API uses.
-constexpr std::array<std::string_view, 5> k_responses_parts = {
-    "input_text", "output_text", "input_image", "input_file", "summary_text"};
 
 // Vercel AI SDK ModelMessage part types no chat format shares.
 constexpr std::array<std::string_view, 4> k_ai_sdk_parts = {"tool-call", "tool-result", "reasoning",
@@ -109,9 +90,6 @@ std::optional<std::string_view> looks_foreign(const JsonValue& record) {
   auto type = string_member(record, "type");
   auto role = string_member(record, "role");
 
-  if (type && one_of(*type, k_codex_types) && has(record, "payload")) {
-    return "a Codex CLI rollout (timestamp/type/payload)";
-  }
   if (const JsonValue* error = find_member(record, "error");
       error != nullptr && error->IsObject() && !role && !has(record, "message") &&
       !has(record, "messages") && !has(record, "choices") && !has(record, "uuid") &&
@@ -126,7 +104,7 @@ std::optional<std::string_view> looks_foreign(const JsonValue& record) {
     return "an OpenAI chat completion stream (chunks), which convo assemble reads";
   }
   if (type && type->substr(0, 9) == "response.") {
-    return "an OpenAI Responses stream (response.* events)";
+    return "an OpenAI Responses stream (response.* events), which convo assemble reads";
   }
   if (type && !role && one_of(*type, k_ai_sdk_chunks)) {
     return "a Vercel AI SDK UI message stream (start, text-delta chunks)";
@@ -154,25 +132,6 @@ std::optional<std::string_view> looks_foreign(const JsonValue& record) {
       return "Vercel AI SDK UI messages (id/role/parts)";
     }
     return "Gemini contents (role/parts)";
-  }
-
-  // OpenAI Responses.
-  if (auto object = string_member(record, "object"); object && *object == "response") {
-    return "an OpenAI Responses response (output)";
-  }
-  if (has(record, "input") && has(record, "model") && !has(record, "messages")) {
-    return "an OpenAI Responses request (input)";
-  }
-  if (type && one_of(*type, k_responses_items)) {
-    return "OpenAI Responses items (type/call_id)";
-  }
-  if (type && *type == "message" && role && !has(record, "stop_reason") && !has(record, "model")) {
-    return "OpenAI Responses items (type \"message\")";
-  }
-  if (role && any_part(record, "content", [](const JsonValue& p) {
-        return part_of_type(p, k_responses_parts);
-      })) {
-    return "OpenAI Responses input (input_text/output_text parts)";
   }
 
   // Vercel AI SDK ModelMessage.

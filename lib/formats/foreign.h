@@ -1,5 +1,5 @@
-// Records of formats convo does not read (yet): Gemini, the Vercel AI SDK, OpenAI
-// Responses, Codex CLI rollouts, API error bodies, streams, bare content blocks.
+// Records of formats convo does not read (yet): Gemini, the Vercel AI SDK, API error
+// bodies, streams (which `convo assemble` reads), bare content blocks.
 // Recognising them lets detection refuse such a file with a hint ("looks like Gemini
 // contents (role/parts)") instead of reading it as the nearest format. They are all
 // here, in one place, so that a reader for one of them replaces its recogniser.

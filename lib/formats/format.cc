@@ -12,13 +12,17 @@
 #include "formats/anthropic.h"
 #include "formats/anthropic_stream.h"
 #include "formats/claude_code.h"
+#include "formats/codex.h"
 #include "formats/foreign.h"
 #include "formats/langchain.h"
 #include "formats/langchain_stream.h"
 #include "formats/synaptic.h"
 #include "formats/openai.h"
+#include "formats/openai_responses.h"
+#include "formats/openai_responses_stream.h"
 #include "formats/openai_stream.h"
 #include "formats/opencode.h"
+#include "formats/responses_items.h"
 #include "io/output.h"
 #include "utf8.h"
 
@@ -213,7 +217,9 @@ bool keeps_own_json(const Message& message, const Block& block, Format target) {
 
 bool is_response(const Message& message) {
   if (message.container) {
-    return message.container->array_key == "choices";
+    return message.container->array_key == "choices" ||
+           (message.container->format == Format::openai_responses &&
+            message.container->array_key == "output");
   }
   if (message.origin != Format::anthropic || message.json == nullptr ||
       !message.json->IsObject()) {
@@ -346,6 +352,28 @@ constexpr FormatInfo k_formats[] = {
      .make_decoder = make_synaptic_decoder,
      .make_encoder = make_synaptic_encoder,
      .calls_apart = true},
+    {.format = Format::openai_responses,
+     .name = "openai-responses",
+     .description =
+         "OpenAI Responses API items, one per line; request and response bodies as input",
+     .detect_rank = 7,
+     .sniff = sniff_openai_responses,
+     .make_decoder = make_openai_responses_decoder,
+     .make_encoder = make_openai_responses_encoder,
+     .api_rules = ApiRules::openai_chat,
+     .unmodelled = openai_responses_unmodelled,
+     .make_stream_reader = make_openai_responses_stream_reader},
+    {.format = Format::codex,
+     .name = "codex",
+     .description = "Codex CLI session rollouts (~/.codex/sessions/**/rollout-*.jsonl)",
+     .detect_rank = 8,
+     .sniff = sniff_codex,
+     .make_decoder = make_codex_decoder,
+     .make_encoder = make_codex_encoder,
+     .other_records = true,
+     .holds_timestamps = true,
+     .api_rules = ApiRules::openai_chat,
+     .unmodelled = codex_unmodelled},
 };
 
 // The registry covers the enum: one row per format, in enum order (format_info

@@ -29,6 +29,8 @@ enum class Format : std::uint8_t {
   agentscope,
   opencode,
   synaptic,
+  openai_responses,
+  codex,
   // Not a format: the number of values above. The registry (format.cc) fails to
   // build unless it has one row for each.
   end_,

@@ -13,6 +13,7 @@
 #include "formats/object_writer.h"
 #include "formats/opencode_records.h"
 #include "formats/opencode_storage.h"
+#include "formats/responses_items.h"
 #include "formats/tool_turns.h"
 #include "io/output.h"
 
@@ -142,7 +143,16 @@ class OpenCodeEncoder final : public EncoderBase {
         return;
       }
     }
-    drain(values);
+    // Tool calls made one per message (Responses function_call items) join the held
+    // assistant message while none of its results has come.
+    bool more_calls = holds_responses_items(message.origin) && results.empty() &&
+                      message.role == Role::assistant && message.has_tool_uses() &&
+                      !m_held.empty() &&
+                      std::all_of(m_held.begin(), m_held.end(),
+                                  [](const Message& m) { return m.role == Role::assistant; });
+    if (!more_calls) {
+      drain(values);
+    }
     Message own = message;
     if (!results.empty()) {
       own.content.blocks = std::move(rest);

@@ -9,6 +9,7 @@
 
 #include "formats/format.h"
 #include "formats/openai.h"
+#include "formats/responses_items.h"
 #include "io/output.h"
 #include "stages/normalize_for_api.h"
 #include "utf8.h"
@@ -205,11 +206,15 @@ class Checker {
       case BlockType::text:
         return "";
       case BlockType::unknown:
+        // Responses items (built-in tool calls) are items of their own.
         return follows_openai_api(m.origin) ? "" : "OpenAI has no such content part";
       case BlockType::thinking:
         // A provider's reasoning member, read as thinking: it rides along the
-        // message as the provider sent it, outside the content.
-        return is_openai_reasoning(b) ? "" : "OpenAI has no such content part";
+        // message as the provider sent it, outside the content; a Responses
+        // reasoning item is an item of its own.
+        return is_openai_reasoning(b) || holds_responses_items(m.origin)
+                   ? ""
+                   : "OpenAI has no such content part";
       case BlockType::tool_use:
         return m.role == Role::assistant ? "" : "only assistant messages may call tools";
       case BlockType::tool_result:

@@ -1,0 +1,683 @@
+#include "formats/responses_items.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "formats/fields.h"
+#include "formats/json_out.h"
+#include "formats/object_writer.h"
+
+namespace convo {
+
+namespace {
+
+// Item types other than `message` (openai-node src/resources/responses/responses.ts).
+constexpr std::string_view k_item_types[] = {
+    "function_call",         "function_call_output",   "reasoning",
+    "web_search_call",       "file_search_call",       "computer_call",
+    "computer_call_output",  "image_generation_call",  "code_interpreter_call",
+    "local_shell_call",      "local_shell_call_output", "mcp_call",
+    "mcp_list_tools",        "mcp_approval_request",   "mcp_approval_response",
+    "custom_tool_call",      "custom_tool_call_output", "item_reference",
+    "tool_search_call",      "tool_search_output",     "shell_call",
+    "shell_call_output",     "apply_patch_call",       "apply_patch_call_output",
+    "compaction",            "ghost_snapshot"};
+
+// Content part types only the Responses API uses.
+constexpr std::string_view k_part_types[] = {"input_text", "output_text", "input_image",
+                                             "input_file", "input_audio", "refusal"};
+
+template <std::size_t N>
+bool one_of(std::string_view value, const std::string_view (&set)[N]) {
+  return std::find(std::begin(set), std::end(set), value) != std::end(set);
+}
+
+// --- Decoding ---
+
+void decode_part(const JsonValue& part, const std::string& path,
+                 const std::shared_ptr<const Source>& owner, Block& block) {
+  auto type = begin_block(part, path, owner, block, "a content part (an object)");
+  if (!type) {
+    return;
+  }
+  if (*type == "input_text" || *type == "output_text" || *type == "text") {
+    block.type = BlockType::text;
+    block.text = std::string(required_string(part, "text", path, "text part"));
+  } else if (*type == "refusal") {
+    block.type = BlockType::text;
+    block.text = std::string(required_string(part, "refusal", path, "refusal part"));
+  } else if (*type == "input_image") {
+    block.type = BlockType::image;
+    if (auto url = optional_string(part, "image_url", path)) {
+      block.source = MediaSource::from_url(*url);
+    } else if (auto id = optional_string(part, "file_id", path)) {
+      block.source.type = MediaSource::Type::file_id;
+      block.source.data = std::string(*id);
+    }
+  } else if (*type == "input_file") {
+    block.type = BlockType::file;
+    if (auto data = optional_string(part, "file_data", path)) {
+      block.source = MediaSource::from_url(*data);
+    } else if (auto id = optional_string(part, "file_id", path)) {
+      block.source.type = MediaSource::Type::file_id;
+      block.source.data = std::string(*id);
+    } else if (auto url = optional_string(part, "file_url", path)) {
+      block.source = MediaSource::from_url(*url);
+    }
+    block.name = std::string(optional_string(part, "filename", path).value_or(""));
+    if (block.source.media_type.empty() && block.name.ends_with(".pdf")) {
+      block.source.media_type = "application/pdf";
+    }
+  } else {
+    block.type = BlockType::unknown;
+  }
+}
+
+void decode_parts(const JsonValue* value, const std::string& path,
+                  const std::shared_ptr<const Source>& owner, Content& out) {
+  decode_content_list(value, path, owner, out, decode_part,
+                      "a string or an array of content parts");
+}
+
+Role role_of(std::string_view role, Message& message) {
+  static constexpr std::pair<std::string_view, Role> k_roles[] = {
+      {"system", Role::system}, {"developer", Role::developer}, {"user", Role::user},
+      {"assistant", Role::assistant}, {"tool", Role::tool}};
+  for (const auto& [name, value] : k_roles) {
+    if (name == role) {
+      return value;
+    }
+  }
+  message.custom_role = std::string(role);
+  return Role::custom;
+}
+
+// One block holding the whole item: a built-in tool's call or result, kept as it is.
+void decode_opaque(const JsonValue& item, std::string_view type, Message& message) {
+  Block block;
+  block.type = BlockType::unknown;
+  block.type_name = std::string(type);
+  block.json = &item;
+  block.json_owner = message.source;
+  if (auto role = string_member(item, "role")) {
+    message.role = role_of(*role, message);  // additional_tools: a developer's
+  } else {
+    message.role = type.ends_with("_output") || type.ends_with("_response") ? Role::user
+                                                                            : Role::assistant;
+  }
+  message.content.form = Content::Form::blocks;
+  message.content.blocks.push_back(std::move(block));
+}
+
+void decode_call(const JsonValue& item, const std::string& path, std::string_view type,
+                 Message& message) {
+  Block block;
+  block.type = BlockType::tool_use;
+  block.type_name = "tool_use";  // a custom call is told by its item's type
+  block.json = &item;
+  block.json_owner = message.source;
+  block.id = std::string(optional_string(item, "call_id", path).value_or(""));
+  block.name = std::string(optional_string(item, "name", path).value_or(""));
+  if (type == "custom_tool_call") {
+    // Free-text input: other formats get it as the object {"input": TEXT}.
+    std::string text(optional_string(item, "input", path).value_or(""));
+    rapidjson::StringBuffer buffer;
+    JsonWriter w(buffer);
+    w.StartObject();
+    w.Key("input");
+    write_string(w, text);
+    w.EndObject();
+    block.input.assign(buffer.GetString(), buffer.GetSize());
+  } else if (const JsonValue* arguments = find_member(item, "arguments")) {
+    if (arguments->IsString()) {
+      block.input = std::string(view_of(*arguments));
+    } else if (arguments->IsObject()) {
+      block.input_value = arguments;
+    } else if (!arguments->IsNull()) {
+      wrong_type(member_path(path, "arguments"), "a JSON string", *arguments);
+    }
+  }
+  message.role = Role::assistant;
+  message.content.form = Content::Form::blocks;
+  message.content.blocks.push_back(std::move(block));
+}
+
+void decode_output(const JsonValue& item, const std::string& path, Message& message) {
+  Content result;
+  const JsonValue* output = find_member(item, "output");
+  if (output != nullptr && (output->IsString() || output->IsArray() || output->IsNull())) {
+    decode_parts(output, member_path(path, "output"), message.source, result);
+  } else {
+    result.form = Content::Form::absent;  // another shape: kept in the item
+  }
+  Block block = Block::make_tool_result(
+      std::string(optional_string(item, "call_id", path).value_or("")), std::move(result));
+  block.type_name = "tool_result";  // a custom call's output is told by its item's type
+  block.json = &item;
+  block.json_owner = message.source;
+  message.role = Role::tool;
+  message.content.form = Content::Form::blocks;
+  message.content.blocks.push_back(std::move(block));
+}
+
+// The text of a reasoning item: its summary parts, else its reasoning_text content
+// (open-weight models), joined by blank lines.
+void decode_reasoning(const JsonValue& item, const std::string& path, Message& message) {
+  std::string text;
+  auto add = [&](const JsonValue* list, std::string_view key, std::string_view list_key) {
+    for_each_object(list, member_path(path, list_key), "an array of parts", "a part (an object)",
+                    [&](const JsonValue& part, const std::string&) {
+                      if (auto t = string_member(part, key)) {
+                        text += text.empty() ? "" : "\n\n";
+                        text += *t;
+                      }
+                    });
+  };
+  add(find_member(item, "summary"), "text", "summary");
+  if (text.empty()) {
+    add(find_member(item, "content"), "text", "content");
+  }
+  if (text.empty()) {
+    // Nothing readable (encrypted content only): an opaque block, which only this
+    // family writes back; an empty thinking block would be noise elsewhere.
+    decode_opaque(item, "reasoning", message);
+    return;
+  }
+  Block block;
+  block.type = BlockType::thinking;
+  block.type_name = "thinking";  // not "reasoning": OpenAI chat's member of that name
+  block.text = std::move(text);
+  block.json = &item;
+  block.json_owner = message.source;
+  message.role = Role::assistant;
+  message.content.form = Content::Form::blocks;
+  message.content.blocks.push_back(std::move(block));
+}
+
+}  // namespace
+
+bool holds_responses_items(Format format) {
+  return format == Format::openai_responses || format == Format::codex;
+}
+
+void decode_responses_item(const JsonValue& item, const std::string& path, Message& message) {
+  if (!item.IsObject()) {
+    wrong_type(path, "a Responses item (an object)", item);
+  }
+  message.kind = Kind::turn;
+  if (auto id = string_member(item, "id")) {
+    message.id = std::string(*id);
+  }
+  auto type = optional_string(item, "type", path);
+  if (!type || *type == "message") {
+    auto role = optional_string(item, "role", path);
+    if (!role) {
+      if (!type) {
+        message.kind = Kind::unknown;
+        message.role = Role::none;
+        return;
+      }
+      throw DecodeError(path, "message item has no \"role\"");
+    }
+    message.role = role_of(*role, message);
+    decode_parts(find_member(item, "content"), member_path(path, "content"), message.source,
+                 message.content);
+    return;
+  }
+  if (*type == "function_call" || *type == "custom_tool_call") {
+    decode_call(item, path, *type, message);
+  } else if (*type == "function_call_output" || *type == "custom_tool_call_output") {
+    decode_output(item, path, message);
+  } else if (*type == "reasoning") {
+    decode_reasoning(item, path, message);
+  } else {
+    decode_opaque(item, *type, message);
+  }
+}
+
+int sniff_responses_item(const JsonValue& record) {
+  if (!record.IsObject()) {
+    return 0;
+  }
+  auto type = string_member(record, "type");
+  auto role = string_member(record, "role");
+  if (type && one_of(*type, k_item_types)) {
+    return find_member(record, "payload") != nullptr ? -1 : 5;
+  }
+  if (!role || (type && *type != "message")) {
+    return type ? -1 : 0;
+  }
+  if (find_member(record, "stop_reason") != nullptr || find_member(record, "model") != nullptr) {
+    return -1;  // an Anthropic response message
+  }
+  const JsonValue* content = find_member(record, "content");
+  if (content == nullptr || !content->IsArray()) {
+    return 0;
+  }
+  int score = 0;
+  for (const JsonValue& part : content->GetArray()) {
+    auto part_type = part.IsObject() ? string_member(part, "type") : std::nullopt;
+    if (!part_type) {
+      continue;
+    }
+    if (!one_of(*part_type, k_part_types)) {
+      return -1;
+    }
+    score = 5;
+  }
+  return type ? std::max(score, 3) : score;  // "type": "message" marks an item
+}
+
+void responses_item_unmodelled(const Message& message,
+                               const std::function<void(std::string_view)>& unheld) {
+  if (message.json == nullptr || !message.json->IsObject() || message.kind != Kind::turn) {
+    return;
+  }
+  auto type = string_member(*message.json, "type").value_or("message");
+  bool opaque = type != "message" && type != "function_call" && type != "custom_tool_call" &&
+                type != "function_call_output" && type != "custom_tool_call_output" &&
+                type != "reasoning";
+  bool one_opaque_block = message.content.is_blocks() && message.content.blocks.size() == 1 &&
+                          message.content.blocks.front().type == BlockType::unknown;
+  if (opaque || one_opaque_block) {
+    return;  // the whole item is a block the target counts
+  }
+  for (const auto& member : message.json->GetObject()) {
+    std::string_view key = view_of(member.name);
+    if (member.value.IsNull() || key == "type" || key == "role" || key == "content" ||
+        key == "call_id" || key == "name" || key == "arguments" || key == "input" ||
+        key == "output" || key == "summary") {
+      continue;
+    }
+    if (key == "encrypted_content") {
+      unheld("encrypted reasoning");
+    } else if (key == "id") {
+      unheld("item ids");
+    } else {
+      unheld(fmt::format("{} of items", key));
+    }
+  }
+}
+
+// --- Encoding ---
+
+namespace {
+
+using DropFn = std::function<void(std::string_view)>;
+
+class ItemWriter {
+ public:
+  ItemWriter(const Message& m, Format target, const DropFn& drop, std::vector<std::string>& values)
+      : m_m(m), m_target(target), m_drop(drop), m_values(values),
+        m_same(holds_responses_items(m.origin) && m.json != nullptr && m.json->IsObject()) {}
+
+  void run() {
+    if (m_m.kind != Kind::turn) {
+      if (m_same && m_m.origin == m_target) {
+        m_values.push_back(to_json(*m_m.json));
+      } else {
+        m_drop(record_noun(m_m));
+      }
+      return;
+    }
+    // An item of this family, unchanged, is written as it is (Codex's system role
+    // aside): its own bytes when it was a line of its own.
+    bool system_to_codex = m_target == Format::codex && m_m.origin != Format::codex &&
+                           m_m.role == Role::system;
+    // Codex reads only typed items whose content is a list of parts.
+    bool easy_to_codex = m_target == Format::codex && m_same &&
+                         (!string_member(*m_m.json, "type") ||
+                          (find_member(*m_m.json, "content") != nullptr &&
+                           find_member(*m_m.json, "content")->IsString()));
+    if (m_same && !m_m.modified && !system_to_codex && !easy_to_codex) {
+      if (m_m.origin == Format::openai_responses && !m_m.container && !m_m.raw.empty()) {
+        m_values.push_back(m_m.raw);
+      } else {
+        m_values.push_back(to_json(*m_m.json));
+      }
+      return;
+    }
+    if (m_m.role == Role::none || m_m.role == Role::custom || m_m.role == Role::function) {
+      m_drop(fmt::format("{} messages", m_m.role == Role::custom
+                                             ? std::string_view(m_m.custom_role)
+                                             : role_name(m_m.role)));
+      return;
+    }
+    if (!m_m.name.empty() && !m_same) {
+      m_drop("message names");
+    }
+    if (!m_m.content.is_blocks()) {
+      if (m_m.role == Role::tool) {
+        m_drop("tool messages without a call id");
+        return;
+      }
+      write_message({});
+      return;
+    }
+    std::vector<const Block*> parts;
+    auto flush = [&] {
+      if (!parts.empty()) {
+        write_message(parts);
+        parts.clear();
+      }
+    };
+    for (const Block& block : m_m.content.blocks) {
+      switch (block.type) {
+        case BlockType::text:
+        case BlockType::image:
+        case BlockType::file:
+        case BlockType::document:
+          if (m_m.role == Role::tool) {
+            m_drop(fmt::format("{} blocks in tool messages", block_type_name(block.type)));
+          } else if (part_holdable(block)) {
+            parts.push_back(&block);
+          }
+          break;
+        case BlockType::tool_use:
+          flush();
+          write_call(block);
+          break;
+        case BlockType::tool_result:
+          flush();
+          write_output(block);
+          break;
+        case BlockType::thinking:
+          flush();
+          write_reasoning(block);
+          break;
+        case BlockType::unknown:
+          if (same_block(block) && block.json == m_m.json) {
+            flush();
+            m_values.push_back(to_json(*block.json));
+          } else if (same_block(block) && m_m.role != Role::tool) {
+            parts.push_back(&block);  // a content part of this family: kept
+          } else {
+            m_drop(fmt::format("{} blocks", block.type_name.empty()
+                                                 ? std::string_view("unknown")
+                                                 : std::string_view(block.type_name)));
+          }
+          break;
+        default:
+          m_drop(fmt::format("{} blocks", block.type_name.empty()
+                                               ? block_type_name(block.type)
+                                               : std::string_view(block.type_name)));
+          break;
+      }
+      if (!block.cache_control.empty()) {
+        m_drop("cache_control markers");
+      }
+    }
+    flush();
+    if (m_m.content.blocks.empty() && m_m.role != Role::tool) {
+      write_message({});
+    }
+  }
+
+ private:
+  bool same_block(const Block& block) const {
+    return holds_responses_items(m_m.origin) && block.json != nullptr;
+  }
+
+  // The type of the item `block` was decoded from; "" for a block of another family.
+  std::string_view item_type(const Block& block) const {
+    if (!same_block(block) || !block.json->IsObject()) {
+      return "";
+    }
+    return string_member(*block.json, "type").value_or("");
+  }
+
+  // The item's original JSON when this item is the one the message was decoded
+  // from (of type `type`), so that its other members stay.
+  const JsonValue* original(std::string_view type) const {
+    if (!m_same || m_used_original) {
+      return nullptr;
+    }
+    auto was = string_member(*m_m.json, "type").value_or("message");
+    return was == type ? m_m.json : nullptr;
+  }
+
+  void push(rapidjson::StringBuffer& buffer) {
+    m_values.emplace_back(buffer.GetString(), buffer.GetSize());
+  }
+
+  bool part_holdable(const Block& block) {
+    if (block.type == BlockType::text || same_block(block)) {
+      return true;
+    }
+    if (m_m.role == Role::assistant) {
+      m_drop(fmt::format("{} blocks in assistant messages", block_type_name(block.type)));
+      return false;
+    }
+    const MediaSource& s = block.source;
+    bool ok = s.type == MediaSource::Type::base64 || s.type == MediaSource::Type::url ||
+              s.type == MediaSource::Type::file_id;
+    if (!ok) {
+      m_drop(fmt::format("{} blocks", block_type_name(block.type)));
+    }
+    return ok;
+  }
+
+  std::string_view text_type() const {
+    return m_m.role == Role::assistant ? "output_text" : "input_text";
+  }
+
+  void write_part(JsonWriter& w, const Block& block) {
+    if (same_block(block) && block.type == BlockType::unknown) {
+      block.json->Accept(w);
+      return;
+    }
+    const JsonValue* was = same_block(block) && block.json->IsObject() ? block.json : nullptr;
+    ObjectWriter part(w, was);
+    if (block.type == BlockType::text) {
+      bool refusal = block.type_name == "refusal" && was != nullptr;
+      if (!refusal && !(was != nullptr && find_member(*was, "type") != nullptr)) {
+        part.set_string("type", text_type());
+      }
+      part.set_string(refusal ? "refusal" : "text", block.text);
+    } else if (block.type == BlockType::image) {
+      part.set_string("type", "input_image");
+      if (was == nullptr || !find_member(*was, "file_id")) {
+        if (block.source.type == MediaSource::Type::file_id) {
+          part.set_string("file_id", block.source.data);
+        } else {
+          part.set_string("image_url", block.source.to_url());
+        }
+      }
+    } else {
+      part.set_string("type", "input_file");
+      if (was == nullptr) {
+        if (block.source.type == MediaSource::Type::file_id) {
+          part.set_string("file_id", block.source.data);
+        } else if (block.source.type == MediaSource::Type::url) {
+          part.set_string("file_url", block.source.data);
+        } else {
+          part.set_string("file_data", block.source.to_url());
+        }
+        if (!block.name.empty()) {
+          part.set_string("filename", block.name);
+        }
+      }
+    }
+    part.write();
+  }
+
+  void write_message(const std::vector<const Block*>& parts) {
+    rapidjson::StringBuffer buffer;
+    JsonWriter w(buffer);
+    const JsonValue* was = original("message");
+    m_used_original = m_used_original || was != nullptr;
+    ObjectWriter item(w, was);
+    if (was == nullptr || find_member(*was, "type") != nullptr || m_target == Format::codex) {
+      item.set_string("type", "message");
+    }
+    // Codex resumes a rollout without its system messages (checked with Codex CLI
+    // 0.169.0): there the system prompt is a developer message, as Codex's own are.
+    std::string role = m_m.role == Role::tool ? std::string("user") : openai_role_name(m_m);
+    if (role == "system" && m_target == Format::codex && m_m.origin != Format::codex) {
+      role = "developer";
+      m_drop("system message roles");  // what is lost: that it was a system message
+    }
+    item.set_string("role", role);
+    // A string content stays a string, but in Codex, which takes only parts.
+    const JsonValue* content =
+        was != nullptr && m_target != Format::codex ? find_member(*was, "content") : nullptr;
+    item.set("content", [&](JsonWriter& cw) {
+      if (!m_m.content.is_blocks()) {
+        if (content != nullptr && content->IsString()) {
+          write_string(cw, m_m.content.text);
+          return;
+        }
+        cw.StartArray();
+        if (!m_m.content.text.empty() || m_m.content.form == Content::Form::string) {
+          Block text = Block::make_text(m_m.content.text);
+          write_part(cw, text);
+        }
+        cw.EndArray();
+        return;
+      }
+      if (content != nullptr && content->IsString() && parts.size() == 1 &&
+          parts[0]->type == BlockType::text) {
+        write_string(cw, parts[0]->text);
+        return;
+      }
+      cw.StartArray();
+      for (const Block* block : parts) {
+        write_part(cw, *block);
+      }
+      cw.EndArray();
+    });
+    item.write();
+    push(buffer);
+  }
+
+  void write_call(const Block& call) {
+    bool custom = item_type(call) == "custom_tool_call";
+    std::string_view type = custom ? "custom_tool_call" : "function_call";
+    const JsonValue* was = same_block(call) && call.json->IsObject() ? call.json : nullptr;
+    if (was != nullptr && was == m_m.json) {
+      m_used_original = true;
+    }
+    rapidjson::StringBuffer buffer;
+    JsonWriter w(buffer);
+    ObjectWriter item(w, was);
+    item.set_string("type", type);
+    item.set_string("name", call.name);
+    if (custom) {
+      JsonDoc input;
+      std::string text;
+      if (parse_object(call.input_json(), input)) {
+        text = std::string(string_member(input, "input").value_or(""));
+      }
+      item.set_string("input", text);
+    } else if (!(was != nullptr && call.input.empty() && call.input_value != nullptr)) {
+      item.set_string("arguments", call.input_json());
+    }
+    item.set_string("call_id", call.id);
+    item.write();
+    push(buffer);
+  }
+
+  void write_output(const Block& result) {
+    bool custom = item_type(result) == "custom_tool_call_output";
+    std::string_view type = custom ? "custom_tool_call_output" : "function_call_output";
+    const JsonValue* was = same_block(result) && result.json->IsObject() ? result.json : nullptr;
+    if (was != nullptr && was == m_m.json) {
+      m_used_original = true;
+    }
+    if (result.is_error.value_or(false)) {
+      m_drop("tool error flags");
+    }
+    rapidjson::StringBuffer buffer;
+    JsonWriter w(buffer);
+    ObjectWriter item(w, was);
+    item.set_string("type", type);
+    item.set_string("call_id", result.id);
+    const Content& c = result.result;
+    if (c.form != Content::Form::absent || was == nullptr) {
+      item.set("output", [&](JsonWriter& ow) {
+        if (!c.is_blocks()) {
+          write_string(ow, c.text);
+          return;
+        }
+        bool all_text = std::all_of(c.blocks.begin(), c.blocks.end(), [](const Block& b) {
+          return b.type == BlockType::text;
+        });
+        const JsonValue* output = was != nullptr ? find_member(*was, "output") : nullptr;
+        if (all_text && (output == nullptr || !output->IsArray())) {
+          write_string(ow, c.joined_text());
+          return;
+        }
+        ow.StartArray();
+        for (const Block& block : c.blocks) {
+          if (block.type == BlockType::text || block.type == BlockType::image ||
+              block.type == BlockType::file || block.type == BlockType::document ||
+              (block.type == BlockType::unknown && same_block(block))) {
+            write_part(ow, block);
+          } else {
+            m_drop(fmt::format("{} blocks in tool results", block_type_name(block.type)));
+          }
+        }
+        ow.EndArray();
+      });
+    }
+    item.write();
+    push(buffer);
+  }
+
+  void write_reasoning(const Block& thinking) {
+    const JsonValue* was = item_type(thinking) == "reasoning" ? thinking.json : nullptr;
+    if (was != nullptr && was == m_m.json) {
+      m_used_original = true;
+    }
+    if (thinking.signature) {
+      m_drop("thinking signatures");
+    }
+    rapidjson::StringBuffer buffer;
+    JsonWriter w(buffer);
+    ObjectWriter item(w, was);
+    item.set_string("type", "reasoning");
+    // The summary as it was while its text is unchanged (its parts, or reasoning text
+    // read from `content`); else the text as one summary part.
+    std::string before;
+    if (was != nullptr) {
+      Message probe;
+      probe.source = thinking.json_owner;
+      decode_reasoning(*was, "", probe);
+      before = probe.content.blocks.front().text;
+    }
+    if (was == nullptr || before != thinking.text) {
+      item.set("summary", [&](JsonWriter& sw) {
+        sw.StartArray();
+        if (!thinking.text.empty()) {
+          sw.StartObject();
+          sw.Key("type");
+          sw.String("summary_text");
+          sw.Key("text");
+          write_string(sw, thinking.text);
+          sw.EndObject();
+        }
+        sw.EndArray();
+      });
+    }
+    item.write();
+    push(buffer);
+  }
+
+  const Message& m_m;
+  Format m_target;
+  const DropFn& m_drop;
+  std::vector<std::string>& m_values;
+  bool m_same;
+  bool m_used_original = false;
+};
+
+}  // namespace
+
+void encode_responses_items(const Message& message, Format target, const DropFn& drop,
+                            std::vector<std::string>& values) {
+  ItemWriter(message, target, drop, values).run();
+}
+
+}  // namespace convo

@@ -1,0 +1,47 @@
+// OpenAI Responses API items, shared by the openai-responses format (items one per
+// line, request and response bodies) and the codex format (whose response_item
+// lines carry one item each). An item is one message: a `message` item is a turn
+// of its role; `function_call` and `custom_tool_call` are assistant turns holding
+// one tool_use block (linked by `call_id`); their `_output` items are tool turns
+// holding one tool_result block; `reasoning` is an assistant turn holding one
+// thinking block (the summary's text; `encrypted_content` stays in the item); any
+// other item (web_search_call, local_shell_call, mcp_call, ...) is a turn holding
+// one opaque block named by the item's type, which only this family writes back.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/format.h"
+
+namespace convo {
+
+// True for the formats whose messages are Responses items (openai-responses,
+// codex): a message of one is written by the other from its item JSON.
+bool holds_responses_items(Format format);
+
+// Decodes the Responses item `item` (at JSON pointer `path`) into `message`: role,
+// content, id. A DecodeError when it is no item.
+void decode_responses_item(const JsonValue& item, const std::string& path, Message& message);
+
+// How many of `record`'s signs say it is a Responses item: positive when it is one,
+// 0 when it could be, negative when it cannot be.
+int sniff_responses_item(const JsonValue& record);
+
+// Calls `unheld` with what the item of `message` carries that formats of other
+// families have no place for ("encrypted reasoning", "item ids", "status of items").
+void responses_item_unmodelled(const Message& message,
+                               const std::function<void(std::string_view)>& unheld);
+
+// Writes `message` as Responses items for a file of `target`, appending each item's
+// compact JSON to `values`; `drop` is called with a plural noun phrase for what
+// cannot be written (records that are not messages, unless of `target` itself). A
+// message decoded from an item of this family keeps the item's members.
+void encode_responses_items(const Message& message, Format target,
+                            const std::function<void(std::string_view)>& drop,
+                            std::vector<std::string>& values);
+
+}  // namespace convo

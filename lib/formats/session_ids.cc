@@ -1,0 +1,111 @@
+#include "formats/session_ids.h"
+
+#include <fmt/format.h>
+
+#include <ctime>
+
+namespace convo {
+
+// 128 bits of `text`: two FNV-1a 64-bit hashes with different offsets, each finished
+// by a 64-bit mixer. Not cryptographic: only stable and well spread.
+std::pair<std::uint64_t, std::uint64_t> hash128(std::string_view text) {
+  auto fnv = [&](std::uint64_t h) {
+    for (unsigned char c : text) {
+      h = (h ^ c) * 0x100000001b3ULL;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+  };
+  return {fnv(0xcbf29ce484222325ULL), fnv(0x84222325cbf29ce4ULL)};
+}
+
+// A UUID made from `text` (RFC 9562 version 8, "custom": the hash above).
+std::string derived_uuid(std::string_view text) {
+  auto [hi, lo] = hash128(text);
+  hi = (hi & ~0xf000ULL) | 0x8000ULL;                        // version 8
+  lo = (lo & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // variant 10
+  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xffff,
+                     hi & 0xffff, lo >> 48, lo & 0xffffffffffffULL);
+}
+
+bool is_uuid(std::string_view text) {
+  if (text.size() != 36) {
+    return false;
+  }
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    char c = text[i];
+    bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    if (dash ? c != '-' : !hex) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// "2025-06-19T05:20:00.000Z" for `ms` after the Unix epoch.
+std::string iso_utc(std::int64_t ms) {
+  std::int64_t millis = ((ms % 1000) + 1000) % 1000;
+  auto seconds = static_cast<std::time_t>((ms - millis) / 1000);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
+}
+
+// Milliseconds since the epoch of a UTC time "YYYY-MM-DD[T ]HH:MM:SS[.fff...][Z|+00:00]",
+// or nullopt for anything else (other offsets included: they are not guessed at).
+std::optional<std::int64_t> utc_ms(std::string_view t) {
+  auto digits = [&](std::size_t at, std::size_t n) -> std::optional<int> {
+    if (at + n > t.size()) {
+      return std::nullopt;
+    }
+    int v = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+      if (t[i] < '0' || t[i] > '9') {
+        return std::nullopt;
+      }
+      v = v * 10 + (t[i] - '0');
+    }
+    return v;
+  };
+  auto year = digits(0, 4), month = digits(5, 2), day = digits(8, 2);
+  auto hour = digits(11, 2), minute = digits(14, 2), second = digits(17, 2);
+  if (!year || !month || !day || !hour || !minute || !second || t[4] != '-' || t[7] != '-' ||
+      (t[10] != 'T' && t[10] != ' ') || t[13] != ':' || t[16] != ':' || *month < 1 ||
+      *month > 12 || *day < 1 || *day > 31 || *hour > 23 || *minute > 59 || *second > 60) {
+    return std::nullopt;
+  }
+  std::size_t at = 19;
+  int millis = 0;
+  if (at < t.size() && t[at] == '.') {
+    int scale = 100;
+    ++at;
+    std::size_t start = at;
+    for (; at < t.size() && t[at] >= '0' && t[at] <= '9'; ++at) {
+      millis += (t[at] - '0') * scale;
+      scale /= 10;
+    }
+    if (at == start) {
+      return std::nullopt;
+    }
+  }
+  std::string_view zone = t.substr(at);
+  if (!zone.empty() && zone != "Z" && zone != "+00:00") {
+    return std::nullopt;
+  }
+  // Days from the civil date (Howard Hinnant's algorithm).
+  int y = *year - (*month <= 2 ? 1 : 0);
+  int era = (y >= 0 ? y : y - 399) / 400;
+  int yoe = y - era * 400;
+  int doy = (153 * (*month + (*month > 2 ? -3 : 9)) + 2) / 5 + *day - 1;
+  int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  std::int64_t days = std::int64_t{era} * 146097 + doe - 719468;
+  return ((days * 24 + *hour) * 60 + *minute) * std::int64_t{60000} + *second * 1000 + millis;
+}
+
+}  // namespace convo

@@ -1,0 +1,30 @@
+// Ids and times for sessions convo writes from another format's messages (Claude
+// Code sessions, Codex rollouts): derived from the input, so that the same input
+// always gives the same session.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace convo {
+
+// 128 bits of `text`: stable and well spread, not cryptographic.
+std::pair<std::uint64_t, std::uint64_t> hash128(std::string_view text);
+
+// A UUID made from `text` (RFC 9562 version 8, "custom": the hash above).
+std::string derived_uuid(std::string_view text);
+
+// True when `text` is a UUID in its 36-character form.
+bool is_uuid(std::string_view text);
+
+// "2025-06-19T05:20:00.000Z" for `ms` after the Unix epoch.
+std::string iso_utc(std::int64_t ms);
+
+// Milliseconds since the epoch of a UTC time "YYYY-MM-DD[T ]HH:MM:SS[.fff...][Z|+00:00]",
+// or nullopt for anything else (other offsets included: they are not guessed at).
+std::optional<std::int64_t> utc_ms(std::string_view time);
+
+}  // namespace convo
