@@ -66,7 +66,7 @@ class CodexDecoder final : public Decoder {
     } else {
       decode_older(root, message);
     }
-    message.envelope.session_id = m_session;
+    message.meta.edit().session_id = m_session;
     message.raw = std::move(record.raw);
     out.push_back(std::move(message));
   }
@@ -77,7 +77,7 @@ class CodexDecoder final : public Decoder {
       message.json = &payload;
       decode_responses_item(payload, "/payload", message);
       if (message.role == Role::assistant) {
-        message.envelope.model = m_model;
+        message.meta.edit().model = m_model;
       }
       return;
     }
@@ -93,13 +93,13 @@ class CodexDecoder final : public Decoder {
       }
     } else if (type == "event_msg") {
       auto event = optional_string(payload, "type", "/payload").value_or("");
-      message.envelope.subtype = std::string(event);
+      message.meta.edit().subtype = std::string(event);
       if (event == "token_count") {
         decode_token_count(payload, message);
       }
     } else if (type == "compacted") {
       message.kind = Kind::event;
-      message.envelope.subtype = "compacted";
+      message.meta.edit().subtype = "compacted";
       if (auto summary = optional_string(payload, "message", "/payload")) {
         message.content.form = Content::Form::string;
         message.content.text = std::string(*summary);
@@ -231,7 +231,7 @@ class CodexEncoder final : public EncoderBase {
   // The session_meta line Codex needs to resume a rollout: the source's session when
   // it is a UUID, else one derived from it or from the input's name.
   std::string session_meta(const Message& m, const std::string& file, const std::string& time) {
-    const std::string& source = m.envelope.session_id;
+    const std::string& source = m.meta->session_id;
     std::string id = source.empty()   ? derived_uuid("codex-session:" + file)
                      : is_uuid(source) ? source
                                        : derived_uuid("codex-session:" + source);

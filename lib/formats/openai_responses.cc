@@ -154,8 +154,8 @@ class ResponsesDecoder final : public Decoder {
     std::string model(string_member(root, "model").value_or(""));
     std::string id(string_member(root, "id").value_or(""));
     for (std::size_t i = first; i < out.size(); ++i) {
-      out[i].envelope.model = model;
-      out[i].envelope.message_id = id;
+      out[i].meta.edit().model = model;
+      out[i].meta.edit().message_id = id;
     }
     // One response, one usage: on its last item, so that a sum over messages counts
     // it once.
