@@ -57,6 +57,14 @@ Holds holds(Format format) {
       h.signatures = false;
       h.is_error = false;
       break;
+    case Format::gemini:
+      h.names = false;
+      break;
+    case Format::gemini_cli:
+      h.system = false;
+      h.names = false;
+      h.signatures = false;
+      break;
     case Format::none:
       break;
   }

@@ -12,6 +12,8 @@
 #include "formats/anthropic.h"
 #include "formats/claude_code.h"
 #include "formats/foreign.h"
+#include "formats/gemini.h"
+#include "formats/gemini_cli.h"
 #include "formats/langchain.h"
 #include "formats/synaptic.h"
 #include "formats/openai.h"
@@ -201,7 +203,8 @@ bool keeps_calls_apart(Format format) {
 
 bool is_response(const Message& message) {
   if (message.container) {
-    return message.container->array_key == "choices";
+    return message.container->array_key == "choices" ||
+           message.container->array_key == "candidates";
   }
   if (message.origin != Format::anthropic || message.json == nullptr ||
       !message.json->IsObject()) {
@@ -297,6 +300,27 @@ void check_utf8(std::string_view value, const Location& where, const std::string
                     raw);
 }
 
+// What a container's members beyond its messages are counted as when the messages
+// go to another format ("tools of request bodies"); empty for containers that hold
+// nothing but messages (a JSON array, `{"loglines": [...]}`).
+std::string_view container_noun(const Container& container) {
+  switch (container.format) {
+    case Format::anthropic:
+    case Format::openai:
+      return container.array_key == "messages" ? "request bodies"
+             : container.array_key == "choices" ? "response bodies"
+                                                : "";
+    case Format::gemini:
+      return container.array_key == "contents" ? "request bodies"
+             : container.array_key == "candidates" ? "response bodies"
+                                                   : "";
+    case Format::gemini_cli:
+      return "chat sessions";
+    default:
+      return "";
+  }
+}
+
 }  // namespace
 
 void EncoderBase::write(Message&& message, Output& out) {
@@ -339,24 +363,20 @@ void EncoderBase::drop_unheld(const Message& message) {
     return;
   }
   const FormatInfo& target = format_info(m_format);
-  if (message.container && message.container.get() != m_counted_container &&
-      (message.container->array_key == "messages" ||
-       message.container->array_key == "choices") &&
-      (message.container->format == Format::anthropic ||
-       message.container->format == Format::openai)) {
+  std::string_view kind = message.container ? container_noun(*message.container) : "";
+  if (message.container && message.container.get() != m_counted_container && !kind.empty()) {
     // A request body's settings (tools, tool_choice, thinking, metadata, ...) and a
     // response body's members (id, model, usage, created, each choice's
     // finish_reason, ...) have no place in a message-per-line format: counted once
     // per body, by name.
     m_counted_container = message.container.get();
     const Container& body = *message.container;
-    bool response = body.array_key == "choices";
-    std::string_view kind = response ? "response bodies" : "request bodies";
+    bool response = body.array_key == "choices" || body.array_key == "candidates";
     const JsonValue& root = body.source->doc;
     if (root.IsObject()) {
       for (const auto& member : root.GetObject()) {
         std::string_view key = view_of(member.name);
-        if (key == "system" && body.system_slot) {
+        if ((key == "system" || key == "systemInstruction") && body.system_slot) {
           continue;
         }
         if (key != body.array_key) {
@@ -397,7 +417,8 @@ void EncoderBase::counted_choice_members(const JsonValue& choices, std::string_v
     }
     for (const auto& member : choice.GetObject()) {
       std::string_view key = view_of(member.name);
-      if (key != "message" && std::find(seen.begin(), seen.end(), key) == seen.end()) {
+      bool turn = key == "message" || key == "content";  // OpenAI's, Gemini's
+      if (!turn && std::find(seen.begin(), seen.end(), key) == seen.end()) {
         seen.push_back(key);
         drop(fmt::format("{} of {}", key, kind), message);
       }
@@ -607,13 +628,22 @@ const FormatInfo k_formats[] = {
     {Format::synaptic, "synaptic",
      "Synaptic (Rust) messages, one per line: role-tagged, content_blocks, tool_calls",
      sniff_synaptic, make_synaptic_decoder, make_synaptic_encoder},
+    {Format::gemini, "gemini",
+     "Google Gemini API contents, one per line; request and response bodies as input",
+     sniff_gemini, make_gemini_decoder, make_gemini_encoder, false, false, false,
+     gemini_unmodelled},
+    {Format::gemini_cli, "gemini-cli",
+     "Gemini CLI saved chats (~/.gemini/tmp/*/chats/session-*.json), one session per file",
+     sniff_gemini_cli, make_gemini_cli_decoder, make_gemini_cli_encoder, true, false, true,
+     gemini_cli_unmodelled},
 };
 
 // When two formats score the same, the earlier one here wins: a file of plain
 // {"role","content"} lines is read as OpenAI chat, the most common such file.
 constexpr Format k_detect_priority[] = {Format::openai,    Format::anthropic, Format::claude_code,
                                         Format::langchain, Format::agentscope, Format::opencode,
-                                        Format::synaptic};
+                                        Format::synaptic,  Format::gemini,
+                                        Format::gemini_cli};
 
 }  // namespace
 

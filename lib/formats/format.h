@@ -28,6 +28,8 @@ enum class Format : std::uint8_t {
   agentscope,
   opencode,
   synaptic,
+  gemini,
+  gemini_cli,
 };
 
 // A record that is valid JSON but not a valid record of the format. `path` is a
