@@ -25,6 +25,8 @@ constexpr CorpusFormat k_corpus[] = {
     {"openai-chat", Format::openai},
     {"langchain", Format::langchain},
     {"opencode", Format::opencode},
+    {"gemini", Format::gemini},
+    {"gemini-cli", Format::gemini_cli},
 };
 
 std::string read_file(const fs::path& path) {

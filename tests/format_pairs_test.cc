@@ -26,6 +26,7 @@ struct Holds {
   bool signatures = true;
   bool is_error = true;
   bool envelope = false;  // Claude Code's record envelope (uuid chain, session, ...)
+  bool sessions = false;  // a session id for the messages
 };
 
 Holds holds(Format format) {
@@ -35,6 +36,7 @@ Holds holds(Format format) {
       h.system = false;
       h.names = false;
       h.envelope = true;
+      h.sessions = true;
       break;
     case Format::anthropic:
       h.names = false;
@@ -52,6 +54,7 @@ Holds holds(Format format) {
     case Format::opencode:
       h.system = false;
       h.names = false;
+      h.sessions = true;
       break;
     case Format::synaptic:
       h.signatures = false;
@@ -64,6 +67,7 @@ Holds holds(Format format) {
       h.system = false;
       h.names = false;
       h.signatures = false;
+      h.sessions = true;
       break;
     case Format::none:
       break;
@@ -254,6 +258,9 @@ std::vector<std::string> unholdable(const std::vector<Message>& messages, const 
     }
     if (m.origin == Format::claude_code && !target.envelope) {
       out.insert("Claude Code record envelopes");
+    }
+    if (m.origin == Format::gemini_cli && !m.envelope.session_id.empty() && !target.sessions) {
+      out.insert("session ids");  // a Gemini CLI session always has one
     }
     for (const Block& b : m.content.blocks) {
       if (b.type == BlockType::thinking && !target.thinking) {

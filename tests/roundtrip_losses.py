@@ -41,8 +41,11 @@ SOURCES = {
     "openai-chat": "openai",
     "langchain": "langchain",
     "opencode": "opencode",
+    "gemini": "gemini",
+    "gemini-cli": "gemini-cli",
 }
-TARGETS = ["claude-code", "anthropic", "openai", "langchain", "agentscope", "opencode", "synaptic"]
+TARGETS = ["claude-code", "anthropic", "openai", "langchain", "agentscope", "opencode", "synaptic",
+           "gemini", "gemini-cli"]
 
 # Loss names whose paths cannot be derived from the name itself: name -> the path
 # components (normalised: snake_case, lower) it covers. Small on purpose.
@@ -63,10 +66,17 @@ COVERS = {
     "stop reasons": {"stop_reason", "stop_sequence", "finish_reason"},
     "cache control": {"cache_control"},
     "signatures": {"signature"},
+    "thought timestamps": {"timestamp"},
+    "tool token counts": {"tool"},
 }
+# Gemini parts have no "type": one present on one side only is named by its member.
+GEMINI_PART_KEYS = ("functionCall", "functionResponse", "inlineData", "fileData", "executableCode",
+                    "codeExecutionResult", "function_call", "function_response", "inline_data",
+                    "file_data", "text")
 # Nouns that name the kind of thing, not the thing: "thinking blocks" -> thinking.
 GENERIC = re.compile(r"\s+(blocks?|records?|parts?|fields?|members?|items?|messages?|"
-                     r"of request bodies|of response bodies|of messages|of records)$")
+                     r"of request bodies|of response bodies|of messages|of records|of chat sessions|"
+                     r"of tool calls|of contents)$")
 
 
 def snake(name):
@@ -130,6 +140,19 @@ def flatten(recs):
                 messages.append({"role": "system", "content": rec["system"]})
             messages.extend(rec["messages"])
             body.update({k: v for k, v in rec.items() if k not in ("messages", "system")})
+        elif isinstance(rec, dict) and ("contents" in rec or "systemInstruction" in rec):
+            # A Gemini request: its systemInstruction is a line of its own per line.
+            if "systemInstruction" in rec:
+                messages.append({"systemInstruction": rec["systemInstruction"]})
+            if isinstance(rec.get("contents"), list):
+                messages.extend(rec["contents"])
+            body.update({k: v for k, v in rec.items() if k not in ("contents", "systemInstruction")})
+        elif isinstance(rec, dict) and isinstance(rec.get("candidates"), list):
+            for candidate in rec["candidates"]:
+                if isinstance(candidate, dict) and "content" in candidate:
+                    messages.append(candidate["content"])
+                    body.update({k: v for k, v in candidate.items() if k != "content"})
+            body.update({k: v for k, v in rec.items() if k != "candidates"})
         elif isinstance(rec, dict) and isinstance(rec.get("choices"), list):
             for choice in rec["choices"]:
                 if isinstance(choice, dict) and "message" in choice:
@@ -173,6 +196,9 @@ def kind(value):
         for key in ("type", "role", "kind"):
             if isinstance(value.get(key), str):
                 return value[key]
+        for key in GEMINI_PART_KEYS:
+            if key in value:
+                return key
         return "object"
     return type(value).__name__
 

@@ -379,7 +379,9 @@ void EncoderBase::drop_unheld(const Message& message) {
         if ((key == "system" || key == "systemInstruction") && body.system_slot) {
           continue;
         }
-        if (key != body.array_key) {
+        if (key != body.array_key && body.format == Format::gemini_cli) {
+          drop_session_member(key, member.value, message);
+        } else if (key != body.array_key) {
           drop(fmt::format("{} of {}", key, kind), message);
         } else if (response && member.value.IsArray()) {
           counted_choice_members(member.value, kind, message);
@@ -403,8 +405,32 @@ void EncoderBase::drop_unheld(const Message& message) {
            what == "usage" || what.ends_with(" of response messages"))) {
         return;  // a Claude Code record's message is an Anthropic response message
       }
+      if (m_format == Format::gemini_cli &&
+          (what == "message ids" || what == "model names" || what == "usage")) {
+        return;  // a gemini message has its id, model and tokens
+      }
       drop(what, message);
     });
+  }
+}
+
+// A Gemini CLI session's member: its id is the messages' session id, its times the
+// first and last message's; empty members say nothing.
+void EncoderBase::drop_session_member(std::string_view key, const JsonValue& value,
+                                      const Message& message) {
+  if (value.IsNull() || (value.IsString() && value.GetStringLength() == 0)) {
+    return;
+  }
+  if (key == "sessionId") {
+    if (m_format != Format::claude_code && m_format != Format::opencode) {
+      drop("session ids", message);
+    }
+  } else if (key == "startTime" || key == "lastUpdated") {
+    if (!format_info(m_format).holds_timestamps) {
+      drop("timestamps", message);
+    }
+  } else {
+    drop(fmt::format("{} of chat sessions", key), message);
   }
 }
 

@@ -172,6 +172,10 @@ class EncoderBase : public Encoder {
   void counted_choice_members(const JsonValue& choices, std::string_view kind,
                               const Message& message);
 
+  // Reports a Gemini CLI session's member `key` (with `value`) that this format has
+  // no place for.
+  void drop_session_member(std::string_view key, const JsonValue& value, const Message& message);
+
   // Reports that this format cannot hold `what` from `message`.
   void drop(std::string_view what, const Message& message) {
     m_loss.drop(m_format, what, message.where);

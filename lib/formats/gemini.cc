@@ -279,6 +279,9 @@ void CallLinker::link(Content& content) {
   for (Block& block : content.blocks) {
     if (block.type == BlockType::tool_use && block.id.empty()) {
       block.id = fmt::format("{}{}", k_made_up_prefix, ++m_next);
+      if (m_open.size() == k_open_calls) {
+        m_open.erase(m_open.begin());  // a response answers a recent call: bounded work
+      }
       m_open.emplace_back(block.name, block.id);
     } else if (block.type == BlockType::tool_result && block.id.empty()) {
       auto open = std::find_if(m_open.begin(), m_open.end(),

@@ -45,6 +45,7 @@ class CallLinker {
   void link(Content& content);
 
  private:
+  static constexpr std::size_t k_open_calls = 64;  // unanswered calls remembered
   std::size_t m_next = 0;
   std::vector<std::pair<std::string, std::string>> m_open;  // name, id
 };

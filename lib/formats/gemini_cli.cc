@@ -704,8 +704,12 @@ void gemini_cli_unmodelled(const Message& message,
   const JsonValue& element = *message.json;
   unheld("timestamps");
   if (const JsonValue* thoughts = find_member(element, "thoughts");
-      thoughts != nullptr && thoughts->IsArray() && !thoughts->Empty()) {
-    unheld("thought timestamps");
+      thoughts != nullptr && thoughts->IsArray()) {
+    for (const JsonValue& thought : thoughts->GetArray()) {
+      if (thought.IsObject() && find_member(thought, "timestamp") != nullptr) {
+        unheld("thought timestamps");
+      }
+    }
   }
   if (const JsonValue* calls = find_member(element, "toolCalls"); calls != nullptr && calls->IsArray()) {
     for (const JsonValue& call : calls->GetArray()) {
@@ -714,6 +718,10 @@ void gemini_cli_unmodelled(const Message& message,
       }
       for (const auto& m : call.GetObject()) {
         std::string_view key = view_of(m.name);
+        auto status = key == "status" ? string_member(call, "status") : std::nullopt;
+        if (status && (*status == "success" || *status == "error")) {
+          continue;  // the result's error flag says it
+        }
         if (key != "id" && key != "name" && key != "args" && key != "result") {
           unheld(fmt::format("{} of tool calls", key));
         }
