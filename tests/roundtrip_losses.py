@@ -91,7 +91,7 @@ def covered(loss, path):
     name = loss.lower()
     if name in COVERS:
         return bool(parts & COVERS[name])
-    stem = name
+    stem = loss  # its case kept: "usageMetadata of response bodies" -> usage_metadata
     while True:
         shorter = GENERIC.sub("", stem)
         if shorter == stem:

@@ -405,9 +405,8 @@ void EncoderBase::drop_unheld(const Message& message) {
            what == "usage" || what.ends_with(" of response messages"))) {
         return;  // a Claude Code record's message is an Anthropic response message
       }
-      if (m_format == Format::gemini_cli &&
-          (what == "message ids" || what == "model names" || what == "usage")) {
-        return;  // a gemini message has its id, model and tokens
+      if (m_format == Format::gemini_cli && what == "model names") {
+        return;  // a gemini message has its model
       }
       drop(what, message);
     });

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "formats/fields.h"
-#include "formats/gemini.h"
+#include "formats/gemini_parts.h"
 #include "formats/json_out.h"
 #include "formats/object_writer.h"
 #include "formats/tool_turns.h"
@@ -702,7 +702,21 @@ void gemini_cli_unmodelled(const Message& message,
     return;
   }
   const JsonValue& element = *message.json;
-  unheld("timestamps");
+  if (find_member(element, "timestamp") != nullptr) {
+    unheld("timestamps");
+  }
+  // Ids convo gave messages that had none ("convo-N") say nothing.
+  if (auto id = string_member(element, "id");
+      id && !(id->starts_with("convo-") &&
+              id->find_first_not_of("0123456789", 6) == std::string_view::npos)) {
+    unheld("message ids");
+  }
+  if (find_member(element, "model") != nullptr) {
+    unheld("model names");
+  }
+  if (find_member(element, "tokens") != nullptr) {
+    unheld("usage");
+  }
   if (const JsonValue* thoughts = find_member(element, "thoughts");
       thoughts != nullptr && thoughts->IsArray()) {
     for (const JsonValue& thought : thoughts->GetArray()) {
