@@ -68,6 +68,8 @@ COVERS = {
     "signatures": {"signature"},
     "thought timestamps": {"timestamp"},
     "tool token counts": {"tool"},
+    "vertex part spellings": {"function_call", "function_response", "inline_data", "file_data",
+                              "thought_signature", "mime_type", "file_uri"},
 }
 # Gemini parts have no "type": one present on one side only is named by its member.
 GEMINI_PART_KEYS = ("functionCall", "functionResponse", "inlineData", "fileData", "executableCode",
@@ -76,7 +78,7 @@ GEMINI_PART_KEYS = ("functionCall", "functionResponse", "inlineData", "fileData"
 # Nouns that name the kind of thing, not the thing: "thinking blocks" -> thinking.
 GENERIC = re.compile(r"\s+(blocks?|records?|parts?|fields?|members?|items?|messages?|"
                      r"of request bodies|of response bodies|of messages|of records|of chat sessions|"
-                     r"of tool calls|of contents)$")
+                     r"of tool calls|of contents|of system instructions)$")
 
 
 def snake(name):
@@ -196,6 +198,8 @@ def kind(value):
         for key in ("type", "role", "kind"):
             if isinstance(value.get(key), str):
                 return value[key]
+        if "systemInstruction" in value:
+            return "system"  # a Gemini system instruction on a line of its own
         for key in GEMINI_PART_KEYS:
             if key in value:
                 return key

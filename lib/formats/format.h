@@ -81,7 +81,15 @@ struct Container {
   std::string wrapper_key;  // each element holds its message under this key ("message")
   std::size_t size = 0;     // messages decoded from it, `system` included
   bool system_slot = false; // Anthropic request: slot 0 is the top-level `system`
+  // The index in the message array of each slot, when an element gives several
+  // messages (a Gemini CLI message with its tool results); empty when slot = index.
+  std::vector<std::size_t> element_of_slot;
 };
+
+// The index in its container's message array of the element `slot` came from.
+inline std::size_t element_index(const Container& container, std::size_t slot) {
+  return slot < container.element_of_slot.size() ? container.element_of_slot[slot] : slot;
+}
 
 // What an encoder could not write in its format. Counts are reported once, at the
 // end; with `strict`, the first loss is an error.

@@ -18,10 +18,14 @@ namespace {
 // --- Detection ---
 
 int sniff_content(const JsonValue& content) {
-  if (!content.IsObject() || find_member(content, "content") != nullptr) {
+  if (!content.IsObject()) {
     return 0;
   }
   const JsonValue* parts = find_member(content, "parts");
+  if (find_member(content, "content") != nullptr || find_member(content, "message") != nullptr ||
+      (find_member(content, "role") != nullptr && parts == nullptr)) {
+    return -1;  // a message of another format
+  }
   if (parts == nullptr || !parts->IsArray()) {
     return 0;
   }
@@ -361,13 +365,18 @@ void gemini_unmodelled(const Message& message,
       if (block.signature && block.type != BlockType::thinking) {
         unheld("thought signatures");
       }
+      if (block.json != nullptr && has_snake_case_spelling(*block.json)) {
+        unheld("Vertex part spellings");  // written back as the API spells them
+      }
     }
   }
   if (message.json != nullptr && message.json->IsObject() &&
       (!message.container || message.container->array_key != "candidates")) {
     for (const auto& m : message.json->GetObject()) {
       std::string_view key = view_of(m.name);
-      if (key != "role" && key != "parts" && message.kind == Kind::turn) {
+      if (key == "role" && message.role == Role::system) {
+        unheld("role of system instructions");  // pydantic-ai writes "user" there
+      } else if (key != "role" && key != "parts" && message.kind == Kind::turn) {
         unheld(fmt::format("{} of contents", key));
       }
     }

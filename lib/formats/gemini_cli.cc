@@ -16,11 +16,6 @@ namespace convo {
 
 namespace {
 
-// A session document: which element of `messages` each message slot came from (a
-// `gemini` message with tool results is two turns).
-struct SessionContainer : Container {
-  std::vector<std::size_t> element;
-};
 
 constexpr std::string_view k_thought_open = "**";
 
@@ -145,9 +140,9 @@ class GeminiCliDecoder final : public Decoder {
     }
     const JsonValue* messages = find_member(doc, "messages");
     if (messages == nullptr || !messages->IsArray()) {
-      throw DecodeError("/messages", "a Gemini CLI session has a \"messages\" array");
+      throw DecodeError("", "not a Gemini CLI session: it has no \"messages\" array");
     }
-    auto container = std::make_shared<SessionContainer>();
+    auto container = std::make_shared<Container>();
     container->format = Format::gemini_cli;
     container->raw = record.raw;
     container->source = record.source;
@@ -163,23 +158,23 @@ class GeminiCliDecoder final : public Decoder {
       decode_element(container, record.where, element, path, out);
       for (std::size_t k = first; k < out.size(); ++k) {
         out[k].envelope.session_id = session;
-        container->element.push_back(i);
+        container->element_of_slot.push_back(i);
       }
     }
-    container->size = container->element.size();
+    container->size = container->element_of_slot.size();
   }
 
  private:
-  static void decode_element(const std::shared_ptr<SessionContainer>& container,
+  static void decode_element(const std::shared_ptr<Container>& container,
                              const Location& where, const JsonValue& element,
                              const std::string& path, std::vector<Message>& out) {
     std::shared_ptr<Container> base = container;
-    Message message = begin_contained(base, where, container->element.size(), &element);
+    Message message = begin_contained(base, where, container->element_of_slot.size(), &element);
     message.id = std::string(optional_string(element, "id", path).value_or(""));
     message.timestamp = std::string(optional_string(element, "timestamp", path).value_or(""));
     std::string type(optional_string(element, "type", path).value_or(""));
     message.record_type = type;
-    std::size_t slot = container->element.size();
+    std::size_t slot = container->element_of_slot.size();
     // Slots are numbered over the messages decoded so far from this document.
     auto next_slot = [&](std::size_t k) { return slot + k; };
     if (type == "user") {
@@ -249,7 +244,10 @@ class GeminiCliDecoder final : public Decoder {
                       content.blocks.push_back(std::move(block));
                     });
     message.slot = next_slot(0);
-    Message tool = begin_contained(base, where, next_slot(1), &element);
+    // The tool turn has no JSON of its own: its element is the assistant turn's, and
+    // what looks at a record's JSON (secrets) must see the element once.
+    Message tool = begin_contained(base, where, next_slot(1), nullptr);
+    tool.source = nullptr;
     tool.role = Role::tool;
     tool.record_type = type;
     tool.timestamp = message.timestamp;
@@ -370,7 +368,7 @@ class GeminiCliEncoder final : public EncoderBase {
 
   void write_changed_container(const Container& container, std::vector<Message>& held,
                                Output& out) override {
-    const auto& session = static_cast<const SessionContainer&>(container);
+    const auto& session = container;
     std::vector<const Message*> messages;
     for (const Message& m : held) {
       messages.push_back(&m);
@@ -387,7 +385,7 @@ class GeminiCliEncoder final : public EncoderBase {
  private:
   // Groups messages into elements: tool results join the assistant turn before them.
   std::vector<Element> group(const std::vector<const Message*>& messages,
-                             const SessionContainer* session) {
+                             const Container* session) {
     std::vector<Element> elements;
     for (const Message* m : messages) {
       bool joins = !elements.empty() && elements.back().head != nullptr &&
@@ -415,17 +413,17 @@ class GeminiCliEncoder final : public EncoderBase {
         std::size_t index = SIZE_MAX;
         bool intact = true;
         for (const Message* m : all) {
-          if (m->container.get() != session || m->modified || m->slot >= session->element.size()) {
+          if (m->container.get() != session || m->modified || m->slot >= session->element_of_slot.size()) {
             intact = false;
             break;
           }
-          std::size_t e = session->element[m->slot];
+          std::size_t e = session->element_of_slot[m->slot];
           intact = intact && (index == SIZE_MAX || index == e);
           index = e;
         }
         if (intact && index != SIZE_MAX && array != nullptr && index < array->Size()) {
           std::size_t count = static_cast<std::size_t>(
-              std::count(session->element.begin(), session->element.end(), index));
+              std::count(session->element_of_slot.begin(), session->element_of_slot.end(), index));
           if (count == all.size()) {
             element.original = &(*array)[static_cast<rapidjson::SizeType>(index)];
           }
@@ -435,7 +433,7 @@ class GeminiCliEncoder final : public EncoderBase {
     return elements;
   }
 
-  std::string write_elements(const std::vector<Element>& elements, const SessionContainer* session) {
+  std::string write_elements(const std::vector<Element>& elements, const Container* session) {
     rapidjson::StringBuffer buffer;
     JsonWriter w(buffer);
     w.StartArray();
@@ -453,7 +451,7 @@ class GeminiCliEncoder final : public EncoderBase {
   }
 
   void write_element(JsonWriter& w, const Element& element, std::size_t n,
-                     const SessionContainer* session) {
+                     const Container* session) {
     const Message& head = *element.head;
     const bool own = head.origin == Format::gemini_cli && head.json != nullptr &&
                      head.json->IsObject();
@@ -765,7 +763,10 @@ int sniff_gemini_cli(const JsonValue& record) {
       messages != nullptr && messages->IsArray()) {
     return 20;
   }
-  return 0;
+  // A message of another format is no session.
+  bool message = find_member(record, "role") != nullptr || find_member(record, "content") != nullptr ||
+                 find_member(record, "message") != nullptr || find_member(record, "type") != nullptr;
+  return message ? -1 : 0;
 }
 
 std::unique_ptr<Decoder> make_gemini_cli_decoder() { return std::make_unique<GeminiCliDecoder>(); }

@@ -266,6 +266,19 @@ void CallLinker::link(Content& content) {
   }
 }
 
+bool has_snake_case_spelling(const JsonValue& part) {
+  if (!part.IsObject()) {
+    return false;
+  }
+  for (PartKey key : {k_function_call, k_function_response, k_inline_data, k_file_data,
+                      k_signature}) {
+    if (find_member(part, key.snake) != nullptr) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool is_made_up_call_id(std::string_view id) { return id.starts_with(k_made_up_prefix); }
 
 // --- Writing parts ---

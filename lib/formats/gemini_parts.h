@@ -40,6 +40,9 @@ class CallLinker {
   std::vector<std::pair<std::string, std::string>> m_open;  // name, id
 };
 
+// True when `part` spells a member the protobuf (Vertex) way: `function_call`, ...
+bool has_snake_case_spelling(const JsonValue& part);
+
 // True for an id `CallLinker` made up: writers of Gemini parts leave it out.
 bool is_made_up_call_id(std::string_view id);
 
