@@ -47,7 +47,7 @@ SHELL_CORPORA = {
 }
 # Gemini contents (issue 16): the request contents of the corpus, one per line,
 # repeated to ~200 MB; a Gemini CLI session of the corpus's messages repeated to
-# ~200 MB, one document.
+# ~180 MB, one document on one line (as the parse-only loop reads it).
 GEMINI_CORPUS = ROOT.parent / "shared" / "corpus"
 SHELL_CORPORA["gm"] = (
     f"find {GEMINI_CORPUS}/gemini -name '*.request.json' | sort | xargs cat "
@@ -56,10 +56,10 @@ SHELL_CORPORA["gm"] = (
 SHELL_CORPORA["gcli"] = (
     f"find {GEMINI_CORPUS}/gemini-cli -name '*.json' | sort | xargs jq -c '.messages[]' "
     f"> {ROOT}/bench/out/gcli-once.jsonl && "
-    "{ printf '{\"sessionId\":\"s\",\"projectHash\":\"p\",\"startTime\":\"\",'; "
+    "{ { printf '{\"sessionId\":\"s\",\"projectHash\":\"p\",\"startTime\":\"\",'; "
     "printf '\"lastUpdated\":\"\",\"messages\":['; "
     f"for i in $(seq 80); do sed '$!s/$/,/' {ROOT}/bench/out/gcli-once.jsonl; "
-    "[ $i -lt 80 ] && printf ','; done; printf ']}\\n'; }")
+    "[ $i -lt 80 ] && printf ','; done; printf ']}'; } | tr -d '\\n'; echo; }")
 CORPORA["cc1g"] = ("claude-code", 265000)  # ~1 GB
 
 # --big (issue 15): whole-conversation subcommands on big inputs, one run each, with
