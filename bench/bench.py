@@ -56,6 +56,21 @@ _CODEX = " ".join(shlex.quote(str(ROOT.parent / "shared" / "corpus" / "codex" / 
 SHELL_CORPORA["codex"] = f"for i in $(seq 100); do cat {_CODEX}; done"
 SHELL_CORPORA["responses"] = (f"for i in $(seq 240); do cat {_CODEX}; done"
                               " | jq -c 'select(.type == \"response_item\") | .payload'")
+# Gemini contents (issue 16): the request contents of the corpus, one per line,
+# repeated to ~200 MB; a Gemini CLI session of the corpus's messages repeated to
+# ~180 MB, one document on one line (as the parse-only loop reads it).
+GEMINI_CORPUS = ROOT.parent / "shared" / "corpus"
+SHELL_CORPORA["gm"] = (
+    f"find {GEMINI_CORPUS}/gemini -name '*.request.json' | sort | xargs cat "
+    f"| jq -c '.contents[]' > {ROOT}/bench/out/gm-once.jsonl && "
+    f"for i in $(seq 85); do cat {ROOT}/bench/out/gm-once.jsonl; done")
+SHELL_CORPORA["gcli"] = (
+    f"find {GEMINI_CORPUS}/gemini-cli -name '*.json' | sort | xargs jq -c '.messages[]' "
+    f"> {ROOT}/bench/out/gcli-once.jsonl && "
+    "{ { printf '{\"sessionId\":\"s\",\"projectHash\":\"p\",\"startTime\":\"\",'; "
+    "printf '\"lastUpdated\":\"\",\"messages\":['; "
+    f"for i in $(seq 80); do sed '$!s/$/,/' {ROOT}/bench/out/gcli-once.jsonl; "
+    "[ $i -lt 80 ] && printf ','; done; printf ']}'; } | tr -d '\\n'; echo; }")
 CORPORA["cc1g"] = ("claude-code", 265000)  # ~1 GB
 
 # --big (issue 15): whole-conversation subcommands on big inputs, one run each, with
@@ -132,6 +147,12 @@ BENCHMARKS = [
      "parse-only"),
     ("convert openai-responses to anthropic", "responses",
      "{convo} convert --to anthropic {input}", "parse-only"),
+    ("parse-only", "gm", "{parse_only} {input}", None),
+    ("convert to own format", "gm", "{convo} convert --to gemini {input}", "parse-only"),
+    ("convert gemini to anthropic", "gm", "{convo} convert --to anthropic {input}", "parse-only"),
+    ("parse-only", "gcli", "{parse_only} {input}", None),
+    ("convert gemini-cli to anthropic", "gcli", "{convo} convert --to anthropic {input}",
+     "parse-only"),
     # trim holds a whole conversation: oa50k is one of 50,000 messages (27.3M approx
     # tokens; the budget is half of them), cc is Claude Code sessions of a few hundred.
     ("parse-only", "oa50k", "{parse_only} {input}", None),

@@ -27,6 +27,8 @@ constexpr CorpusFormat k_corpus[] = {
     {"opencode", Format::opencode},
     {"openai-responses", Format::openai_responses},
     {"codex", Format::codex},
+    {"gemini", Format::gemini},
+    {"gemini-cli", Format::gemini_cli},
 };
 
 std::string read_file(const fs::path& path) {

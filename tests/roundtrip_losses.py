@@ -43,9 +43,11 @@ SOURCES = {
     "opencode": "opencode",
     "openai-responses": "openai-responses",
     "codex": "codex",
+    "gemini": "gemini",
+    "gemini-cli": "gemini-cli",
 }
 TARGETS = ["claude-code", "anthropic", "openai", "langchain", "agentscope", "opencode", "synaptic",
-           "openai-responses", "codex"]
+           "openai-responses", "codex", "gemini", "gemini-cli"]
 
 # Loss names whose paths cannot be derived from the name itself: name -> the path
 # components (normalised: snake_case, lower) it covers. Small on purpose.
@@ -72,10 +74,19 @@ COVERS = {
     # A Codex rollout's token_count events hold the usage of the responses before them.
     "event_msg records": {"usage", "cache_read_input_tokens", "cache_creation_input_tokens",
                           "usage_metadata", "tokens"},
+    "thought timestamps": {"timestamp"},
+    "tool token counts": {"tool"},
+    "vertex part spellings": {"function_call", "function_response", "inline_data", "file_data",
+                              "thought_signature", "mime_type", "file_uri"},
 }
+# Gemini parts have no "type": one present on one side only is named by its member.
+GEMINI_PART_KEYS = ("functionCall", "functionResponse", "inlineData", "fileData", "executableCode",
+                    "codeExecutionResult", "function_call", "function_response", "inline_data",
+                    "file_data", "text")
 # Nouns that name the kind of thing, not the thing: "thinking blocks" -> thinking.
 GENERIC = re.compile(r"\s+(blocks?|records?|parts?|fields?|members?|items?|messages?|"
-                     r"of request bodies|of response bodies|of messages|of records|of items)$")
+                     r"of request bodies|of response bodies|of messages|of records|of items|"
+                     r"of chat sessions|of tool calls|of contents|of system instructions)$")
 
 
 def snake(name):
@@ -90,7 +101,7 @@ def covered(loss, path):
     name = loss.lower()
     if name in COVERS:
         return bool(parts & COVERS[name])
-    stem = name
+    stem = loss  # its case kept: "usageMetadata of response bodies" -> usage_metadata
     while True:
         shorter = GENERIC.sub("", stem)
         if shorter == stem:
@@ -152,6 +163,19 @@ def flatten(recs):
             messages.extend([{"role": "user", "content": items}] if isinstance(items, str)
                             else items)
             body.update({k: v for k, v in rec.items() if k not in (key, "instructions")})
+        elif isinstance(rec, dict) and ("contents" in rec or "systemInstruction" in rec):
+            # A Gemini request: its systemInstruction is a line of its own per line.
+            if "systemInstruction" in rec:
+                messages.append({"systemInstruction": rec["systemInstruction"]})
+            if isinstance(rec.get("contents"), list):
+                messages.extend(rec["contents"])
+            body.update({k: v for k, v in rec.items() if k not in ("contents", "systemInstruction")})
+        elif isinstance(rec, dict) and isinstance(rec.get("candidates"), list):
+            for candidate in rec["candidates"]:
+                if isinstance(candidate, dict) and "content" in candidate:
+                    messages.append(candidate["content"])
+                    body.update({k: v for k, v in candidate.items() if k != "content"})
+            body.update({k: v for k, v in rec.items() if k != "candidates"})
         elif isinstance(rec, dict) and isinstance(rec.get("choices"), list):
             for choice in rec["choices"]:
                 if isinstance(choice, dict) and "message" in choice:
@@ -195,6 +219,11 @@ def kind(value):
         for key in ("type", "role", "kind"):
             if isinstance(value.get(key), str):
                 return value[key]
+        if "systemInstruction" in value:
+            return "system"  # a Gemini system instruction on a line of its own
+        for key in GEMINI_PART_KEYS:
+            if key in value:
+                return key
         return "object"
     return type(value).__name__
 

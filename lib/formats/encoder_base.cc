@@ -92,6 +92,26 @@ void check_utf8(std::string_view value, const Location& where, const std::string
                     raw);
 }
 
+// What a container's members beyond its messages are counted as when the messages
+// go to another format ("tools of request bodies"); empty for containers that hold
+// nothing but messages (a JSON array, `{"loglines": [...]}`).
+std::string_view container_noun(const Container& container) {
+  const std::string& key = container.array_key;
+  switch (container.format) {
+    case Format::anthropic:
+    case Format::openai:
+      return key == "messages" ? "request bodies" : key == "choices" ? "response bodies" : "";
+    case Format::openai_responses:
+      return key == "input" ? "request bodies" : key == "output" ? "response bodies" : "";
+    case Format::gemini:
+      return key == "contents" ? "request bodies" : key == "candidates" ? "response bodies" : "";
+    case Format::gemini_cli:
+      return "chat sessions";
+    default:
+      return "";
+  }
+}
+
 }  // namespace
 
 void EncoderBase::write(Message&& message, Output& out) {
@@ -133,34 +153,28 @@ void EncoderBase::drop_unheld(const Message& message) {
     return;
   }
   const FormatInfo& target = format_info(m_format);
-  const std::string_view array_key =
-      message.container ? std::string_view(message.container->array_key) : std::string_view();
-  const bool responses_body = message.container &&
-                              message.container->format == Format::openai_responses &&
-                              (array_key == "input" || array_key == "output");
-  if (message.container && message.container.get() != m_counted_container &&
-      (((array_key == "messages" || array_key == "choices") &&
-        (message.container->format == Format::anthropic ||
-         message.container->format == Format::openai)) ||
-       responses_body)) {
+  std::string_view kind = message.container ? container_noun(*message.container) : "";
+  if (message.container && message.container.get() != m_counted_container && !kind.empty()) {
     // A request body's settings (tools, tool_choice, thinking, metadata, ...) and a
     // response body's members (id, model, usage, created, each choice's
     // finish_reason, ...) have no place in a message-per-line format: counted once
     // per body, by name.
     m_counted_container = message.container.get();
     const Container& body = *message.container;
-    bool response = body.array_key == "choices" || body.array_key == "output";
-    std::string_view kind = response ? "response bodies" : "request bodies";
     const JsonValue& root = body.source->doc;
     if (root.IsObject()) {
       for (const auto& member : root.GetObject()) {
         std::string_view key = view_of(member.name);
-        if ((key == "system" || (responses_body && key == "instructions")) && body.system_slot) {
+        if ((key == "system" || key == "instructions" || key == "systemInstruction") &&
+            body.system_slot) {
           continue;  // the system prompt: a message
         }
-        if (key != body.array_key) {
+        if (key != body.array_key && body.format == Format::gemini_cli) {
+          drop_session_member(key, member.value, message);
+        } else if (key != body.array_key) {
           drop(fmt::format("{} of {}", key, kind), message);
-        } else if (body.array_key == "choices" && member.value.IsArray()) {
+        } else if ((body.array_key == "choices" || body.array_key == "candidates") &&
+                   member.value.IsArray()) {
           counted_choice_members(member.value, kind, message);
         }
       }
@@ -193,8 +207,31 @@ void EncoderBase::drop_unheld(const Message& message) {
       if (m_format == Format::codex && what == "usage") {
         return;  // written as the response's token_count event
       }
+      if (m_format == Format::gemini_cli && what == "model names") {
+        return;  // a gemini message has its model
+      }
       drop(what, message);
     });
+  }
+}
+
+// A Gemini CLI session's member: its id is the messages' session id, its times the
+// first and last message's; empty members say nothing.
+void EncoderBase::drop_session_member(std::string_view key, const JsonValue& value,
+                                      const Message& message) {
+  if (value.IsNull() || (value.IsString() && value.GetStringLength() == 0)) {
+    return;
+  }
+  if (key == "sessionId") {
+    if (m_format != Format::claude_code && m_format != Format::opencode) {
+      drop("session ids", message);
+    }
+  } else if (key == "startTime" || key == "lastUpdated") {
+    if (!format_info(m_format).holds_timestamps) {
+      drop("timestamps", message);
+    }
+  } else {
+    drop(fmt::format("{} of chat sessions", key), message);
   }
 }
 
@@ -207,7 +244,8 @@ void EncoderBase::counted_choice_members(const JsonValue& choices, std::string_v
     }
     for (const auto& member : choice.GetObject()) {
       std::string_view key = view_of(member.name);
-      if (key != "message" && std::find(seen.begin(), seen.end(), key) == seen.end()) {
+      bool turn = key == "message" || key == "content";  // OpenAI's, Gemini's
+      if (!turn && std::find(seen.begin(), seen.end(), key) == seen.end()) {
         seen.push_back(key);
         drop(fmt::format("{} of {}", key, kind), message);
       }

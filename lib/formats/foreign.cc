@@ -110,28 +110,21 @@ std::optional<std::string_view> looks_foreign(const JsonValue& record) {
     return "a Vercel AI SDK UI message stream (start, text-delta chunks)";
   }
 
-  // Gemini.
-  if (array_has(record, "contents")) {
-    return "a Gemini request (contents)";
-  }
-  if (gemini_response(record)) {
-    return "a Gemini response (candidates)";
-  }
+  // Gemini CLI's fake-model scripts (its integration tests' `*.responses`): the
+  // model's side only, each line a scripted response or stream. Their
+  // `.response` members are Gemini response bodies convo reads.
   if (has(record, "method")) {
     if (const JsonValue* response = find_member(record, "response");
         response != nullptr && gemini_response(*response)) {
-      return "recorded Gemini responses (method/response)";
+      return "recorded Gemini responses (method/response): `jq -c .response` gives the "
+             "response bodies convo reads as gemini";
     }
-  }
-  if (has(record, "sessionId") && has(record, "projectHash") && array_has(record, "messages")) {
-    return "a Gemini CLI session (sessionId/projectHash/messages)";
   }
   if (role && array_has(record, "parts") && !has(record, "content")) {
     bool typed = any_part(record, "parts", [](const JsonValue& p) { return has(p, "type"); });
     if (typed) {
       return "Vercel AI SDK UI messages (id/role/parts)";
     }
-    return "Gemini contents (role/parts)";
   }
 
   // Vercel AI SDK ModelMessage.

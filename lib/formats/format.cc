@@ -14,6 +14,8 @@
 #include "formats/claude_code.h"
 #include "formats/codex.h"
 #include "formats/foreign.h"
+#include "formats/gemini.h"
+#include "formats/gemini_cli.h"
 #include "formats/langchain.h"
 #include "formats/langchain_stream.h"
 #include "formats/synaptic.h"
@@ -218,6 +220,7 @@ bool keeps_own_json(const Message& message, const Block& block, Format target) {
 bool is_response(const Message& message) {
   if (message.container) {
     return message.container->array_key == "choices" ||
+           message.container->array_key == "candidates" ||
            (message.container->format == Format::openai_responses &&
             message.container->array_key == "output");
   }
@@ -374,6 +377,26 @@ constexpr FormatInfo k_formats[] = {
      .holds_timestamps = true,
      .api_rules = ApiRules::openai_chat,
      .unmodelled = codex_unmodelled},
+    {.format = Format::gemini,
+     .name = "gemini",
+     .description =
+         "Google Gemini API contents, one per line; request and response bodies as input",
+     .detect_rank = 9,
+     .sniff = sniff_gemini,
+     .make_decoder = make_gemini_decoder,
+     .make_encoder = make_gemini_encoder,
+     .unmodelled = gemini_unmodelled},
+    {.format = Format::gemini_cli,
+     .name = "gemini-cli",
+     .description =
+         "Gemini CLI saved chats (~/.gemini/tmp/*/chats/session-*.json), one session per file",
+     .detect_rank = 10,
+     .sniff = sniff_gemini_cli,
+     .make_decoder = make_gemini_cli_decoder,
+     .make_encoder = make_gemini_cli_encoder,
+     .other_records = true,
+     .holds_timestamps = true,
+     .unmodelled = gemini_cli_unmodelled},
 };
 
 // The registry covers the enum: one row per format, in enum order (format_info

@@ -31,6 +31,8 @@ enum class Format : std::uint8_t {
   synaptic,
   openai_responses,
   codex,
+  gemini,
+  gemini_cli,
   // Not a format: the number of values above. The registry (format.cc) fails to
   // build unless it has one row for each.
   end_,
@@ -85,7 +87,15 @@ struct Container {
   std::string wrapper_key;  // each element holds its message under this key ("message")
   std::size_t size = 0;     // messages decoded from it, `system` included
   bool system_slot = false; // Anthropic request: slot 0 is the top-level `system`
+  // The index in the message array of each slot, when an element gives several
+  // messages (a Gemini CLI message with its tool results); empty when slot = index.
+  std::vector<std::size_t> element_of_slot;
 };
+
+// The index in its container's message array of the element `slot` came from.
+inline std::size_t element_index(const Container& container, std::size_t slot) {
+  return slot < container.element_of_slot.size() ? container.element_of_slot[slot] : slot;
+}
 
 // What an encoder could not write in its format. Counts are reported once, at the
 // end; with `strict`, the first loss is an error.
@@ -175,6 +185,10 @@ class EncoderBase : public Encoder {
   // of response bodies"), once per body.
   void counted_choice_members(const JsonValue& choices, std::string_view kind,
                               const Message& message);
+
+  // Reports a Gemini CLI session's member `key` (with `value`) that this format has
+  // no place for.
+  void drop_session_member(std::string_view key, const JsonValue& value, const Message& message);
 
   // Reports that this format cannot hold `what` from `message`.
   void drop(std::string_view what, const Message& message) {

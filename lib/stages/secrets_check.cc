@@ -52,7 +52,7 @@ void find_secrets(const Message& record, const SecretScanner& scanner, std::vect
   std::string path;
   if (record.container && record.json != nullptr) {
     root = record.json;
-    path = fmt::format("messages[{}]", record.slot);
+    path = fmt::format("messages[{}]", element_index(*record.container, record.slot));
   }
   scanner.scan_json(
       *root, path, [&](const std::string& where, std::string_view text, const SecretMatch& m) {

@@ -1,0 +1,457 @@
+#include "formats/gemini_parts.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "formats/fields.h"
+#include "formats/json_out.h"
+#include "formats/object_writer.h"
+
+namespace convo {
+
+namespace {
+
+// A part member under its Gemini API name or its protobuf (Vertex) spelling.
+struct PartKey {
+  std::string_view camel;
+  std::string_view snake;
+};
+constexpr PartKey k_function_call{"functionCall", "function_call"};
+constexpr PartKey k_function_response{"functionResponse", "function_response"};
+constexpr PartKey k_inline_data{"inlineData", "inline_data"};
+constexpr PartKey k_file_data{"fileData", "file_data"};
+constexpr PartKey k_signature{"thoughtSignature", "thought_signature"};
+constexpr PartKey k_mime_type{"mimeType", "mime_type"};
+constexpr PartKey k_file_uri{"fileUri", "file_uri"};
+
+const JsonValue* member(const JsonValue& object, PartKey key) {
+  if (const JsonValue* value = find_member(object, key.camel)) {
+    return value;
+  }
+  return find_member(object, key.snake);
+}
+
+// The spelling `object` uses for `key` (the API's when it has neither).
+std::string_view spelling(const JsonValue* object, PartKey key) {
+  if (object != nullptr && find_member(*object, key.camel) == nullptr &&
+      find_member(*object, key.snake) != nullptr) {
+    return key.snake;
+  }
+  return key.camel;
+}
+
+std::optional<std::string_view> string_of(const JsonValue& object, PartKey key) {
+  const JsonValue* value = member(object, key);
+  if (value == nullptr || !value->IsString()) {
+    return std::nullopt;
+  }
+  return view_of(*value);
+}
+
+constexpr std::string_view k_made_up_prefix = "gemini-call-";
+
+}  // namespace
+
+// --- Detection ---
+
+int sniff_gemini_part(const JsonValue& part) {
+  if (!part.IsObject()) {
+    return 0;
+  }
+  if (find_member(part, "type") != nullptr) {
+    return -1;  // Vercel AI SDK UI message parts
+  }
+  if (member(part, k_function_call) || member(part, k_function_response) ||
+      member(part, k_inline_data) || member(part, k_file_data) || member(part, k_signature) ||
+      find_member(part, "executableCode") || find_member(part, "codeExecutionResult")) {
+    return 3;
+  }
+  return find_member(part, "text") != nullptr ? 1 : 0;
+}
+
+namespace {
+
+// --- Decoding ---
+
+BlockType media_type_of(std::string_view mime) {
+  if (mime.starts_with("image/")) {
+    return BlockType::image;
+  }
+  if (mime.starts_with("audio/")) {
+    return BlockType::audio;
+  }
+  if (mime.starts_with("video/")) {
+    return BlockType::video;
+  }
+  if (mime == "application/pdf" || mime.starts_with("text/")) {
+    return BlockType::document;
+  }
+  return BlockType::file;
+}
+
+// A media type for a block given by URL without one (`fileData` needs it): from the
+// URL's extension, else the kind's wildcard ("image/*"), so that it reads back as
+// the same kind of block.
+std::string guess_mime_type(const Block& block) {
+  static constexpr std::pair<std::string_view, std::string_view> k_types[] = {
+      {".png", "image/png"},   {".jpg", "image/jpeg"},      {".jpeg", "image/jpeg"},
+      {".gif", "image/gif"},   {".webp", "image/webp"},     {".pdf", "application/pdf"},
+      {".mp3", "audio/mpeg"},  {".wav", "audio/wav"},       {".mp4", "video/mp4"},
+      {".txt", "text/plain"},
+  };
+  std::string_view url = block.source.data;
+  url = url.substr(0, url.find_first_of("?#"));
+  for (const auto& [extension, type] : k_types) {
+    if (url.ends_with(extension)) {
+      return std::string(type);
+    }
+  }
+  switch (block.type) {
+    case BlockType::image:
+      return "image/*";
+    case BlockType::audio:
+      return "audio/*";
+    case BlockType::video:
+      return "video/*";
+    case BlockType::document:
+      return "application/pdf";
+    default:
+      return "";
+  }
+}
+
+// A functionResponse's `response` as tool result content: `{"output": TEXT}` (what
+// Gemini CLI and the SDKs send for a string) is TEXT, `{"error": TEXT}` TEXT with
+// the error flag, anything else its JSON text. An output that is itself a JSON
+// object's text stays wrapped, so that writing it back cannot mistake it.
+void decode_response(const JsonValue* response, Block& block) {
+  block.result.form = Content::Form::string;
+  if (response == nullptr || response->IsNull()) {
+    block.result.form = Content::Form::absent;
+    return;
+  }
+  if (response->IsObject() && response->MemberCount() == 1) {
+    const auto& only = *response->MemberBegin();
+    std::string_view key = view_of(only.name);
+    if ((key == "output" || key == "error") && only.value.IsString()) {
+      std::string text(view_of(only.value));
+      JsonDoc doc;
+      if (!parse_object(text, doc)) {
+        block.result.text = std::move(text);
+        if (key == "error") {
+          block.is_error = true;
+        }
+        return;
+      }
+    }
+  }
+  block.result.text = to_json(*response);
+}
+
+// The tool result content a functionResponse's `response` decodes to, as text: to
+// tell whether a stage changed it.
+std::string response_text(const JsonValue* response) {
+  Block block;
+  decode_response(response, block);
+  return block.result.text;
+}
+
+}  // namespace
+
+void decode_gemini_part(const JsonValue& part, const std::string& path,
+                        const std::shared_ptr<const Source>& owner, Block& block) {
+  if (!part.IsObject()) {
+    wrong_type(path, "a part (an object)", part);
+  }
+  block.json = &part;
+  block.json_owner = owner;
+  if (auto signature = string_of(part, k_signature)) {
+    block.signature = std::string(*signature);
+  }
+  bool thought = optional_bool(part, "thought", path).value_or(false);
+  if (const JsonValue* text = find_member(part, "text"); text != nullptr && text->IsString()) {
+    block.type = thought ? BlockType::thinking : BlockType::text;
+    block.type_name = thought ? "thinking" : "text";
+    block.text = std::string(view_of(*text));
+    return;
+  }
+  if (const JsonValue* call = member(part, k_function_call)) {
+    std::string call_path = member_path(path, spelling(&part, k_function_call));
+    if (!call->IsObject()) {
+      wrong_type(call_path, "a function call (an object)", *call);
+    }
+    block.type = BlockType::tool_use;
+    block.type_name = "tool_use";
+    block.id = std::string(optional_string(*call, "id", call_path).value_or(""));
+    block.name = std::string(optional_string(*call, "name", call_path).value_or(""));
+    if (const JsonValue* args = find_member(*call, "args"); args != nullptr && !args->IsNull()) {
+      block.input_value = args;
+    }
+    return;
+  }
+  if (const JsonValue* response = member(part, k_function_response)) {
+    std::string response_path = member_path(path, spelling(&part, k_function_response));
+    if (!response->IsObject()) {
+      wrong_type(response_path, "a function response (an object)", *response);
+    }
+    block.type = BlockType::tool_result;
+    block.type_name = "tool_result";
+    block.id = std::string(optional_string(*response, "id", response_path).value_or(""));
+    block.name = std::string(optional_string(*response, "name", response_path).value_or(""));
+    decode_response(find_member(*response, "response"), block);
+    return;
+  }
+  const JsonValue* inline_data = member(part, k_inline_data);
+  const JsonValue* file_data = member(part, k_file_data);
+  if ((inline_data != nullptr && inline_data->IsObject()) ||
+      (file_data != nullptr && file_data->IsObject())) {
+    const JsonValue& data = inline_data != nullptr ? *inline_data : *file_data;
+    block.source.media_type = std::string(string_of(data, k_mime_type).value_or(""));
+    block.type = media_type_of(block.source.media_type);
+    block.type_name = std::string(block_type_name(block.type));
+    if (inline_data != nullptr) {
+      block.source.type = MediaSource::Type::base64;
+      block.source.data = std::string(string_member(data, "data").value_or(""));
+    } else {
+      block.source.type = MediaSource::Type::url;
+      block.source.data = std::string(string_of(data, k_file_uri).value_or(""));
+    }
+    return;
+  }
+  block.type = thought ? BlockType::thinking : BlockType::unknown;
+  block.type_name = thought ? "thinking" : "part";
+  for (const auto& m : part.GetObject()) {
+    std::string_view key = view_of(m.name);
+    if (key != "thought" && key != k_signature.camel && key != k_signature.snake) {
+      block.type = BlockType::unknown;
+      block.type_name = std::string(key);  // executableCode, codeExecutionResult, ...
+      break;
+    }
+  }
+}
+
+void decode_gemini_parts(const JsonValue& parts, const std::string& path,
+                         const std::shared_ptr<const Source>& owner, Content& content) {
+  if (!parts.IsArray()) {
+    wrong_type(path, "an array of parts", parts);
+  }
+  content.form = Content::Form::blocks;
+  for (rapidjson::SizeType i = 0; i < parts.Size(); ++i) {
+    Block block;
+    decode_gemini_part(parts[i], fmt::format("{}/{}", path, i), owner, block);
+    content.blocks.push_back(std::move(block));
+  }
+}
+
+void CallLinker::link(Content& content) {
+  if (!content.is_blocks()) {
+    return;
+  }
+  for (Block& block : content.blocks) {
+    if (block.type == BlockType::tool_use && block.id.empty()) {
+      block.id = fmt::format("{}{}", k_made_up_prefix, ++m_next);
+      if (m_open.size() == k_open_calls) {
+        m_open.erase(m_open.begin());  // a response answers a recent call: bounded work
+      }
+      m_open.emplace_back(block.name, block.id);
+    } else if (block.type == BlockType::tool_result && block.id.empty()) {
+      auto open = std::find_if(m_open.begin(), m_open.end(),
+                               [&](const auto& call) { return call.first == block.name; });
+      if (open != m_open.end()) {
+        block.id = open->second;
+        m_open.erase(open);
+      }
+    }
+  }
+}
+
+bool has_snake_case_spelling(const JsonValue& part) {
+  if (!part.IsObject()) {
+    return false;
+  }
+  for (PartKey key : {k_function_call, k_function_response, k_inline_data, k_file_data,
+                      k_signature}) {
+    if (find_member(part, key.snake) != nullptr) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool is_made_up_call_id(std::string_view id) { return id.starts_with(k_made_up_prefix); }
+
+// --- Writing parts ---
+
+bool GeminiPartWriter::holds(const Block& block) const {
+  if (!block.cache_control.empty()) {
+    m_drop("cache_control markers");
+  }
+  switch (block.type) {
+    case BlockType::text:
+    case BlockType::thinking:
+    case BlockType::tool_use:
+    case BlockType::tool_result:
+      return true;
+    case BlockType::image:
+    case BlockType::audio:
+    case BlockType::video:
+    case BlockType::document:
+    case BlockType::file:
+      if (m_own && block.json != nullptr) {
+        return true;
+      }
+      if (block.source.type == MediaSource::Type::base64 ||
+          block.source.type == MediaSource::Type::url ||
+          block.source.type == MediaSource::Type::file_id) {
+        return true;
+      }
+      m_drop(fmt::format("{} blocks with {} sources", block_type_name(block.type),
+                         block.source.type == MediaSource::Type::text ? "text" : "no"));
+      return false;
+    case BlockType::unknown:
+      if (m_own && block.json != nullptr) {
+        return true;
+      }
+      [[fallthrough]];
+    default:
+      m_drop(fmt::format("{} blocks", block.type_name.empty()
+                                          ? block_type_name(block.type)
+                                          : std::string_view(block.type_name)));
+      return false;
+  }
+}
+
+void GeminiPartWriter::write_response(JsonWriter& w, const Block& result) {
+  std::string text;
+  if (result.result.is_string()) {
+    text = result.result.text;
+  } else if (result.result.is_blocks()) {
+    for (const Block& block : result.result.blocks) {
+      if (block.type == BlockType::text) {
+        text += block.text;
+      }
+    }
+  }
+  JsonDoc doc;
+  if (!result.is_error.value_or(false) && parse_object(text, doc)) {
+    write_raw(w, text);
+    return;
+  }
+  w.StartObject();
+  w.Key(result.is_error.value_or(false) ? "error" : "output");
+  write_string(w, text);
+  w.EndObject();
+}
+
+void GeminiPartWriter::write(JsonWriter& w, const Block& block, std::string_view tool_name) const {
+  const JsonValue* original = m_own ? block.json : nullptr;
+  if (original != nullptr && !original->IsObject()) {
+    original = nullptr;
+  }
+  ObjectWriter part(w, original);
+  auto signature = [&] {
+    std::string_view key = spelling(original, k_signature);
+    if (block.signature) {
+      std::string value = *block.signature;
+      part.set(key, [value](JsonWriter& sw) { write_string(sw, value); });
+    } else if (original != nullptr) {
+      part.remove(k_signature.camel).remove(k_signature.snake);
+    }
+  };
+  switch (block.type) {
+    case BlockType::text:
+    case BlockType::thinking: {
+      std::string text = block.text;
+      part.set("text", [text](JsonWriter& tw) { write_string(tw, text); });
+      if (block.type == BlockType::thinking) {
+        part.set_bool("thought", true);
+      } else if (original != nullptr) {
+        part.remove("thought");
+      }
+      signature();
+      break;
+    }
+    case BlockType::tool_use: {
+      const JsonValue* call = original != nullptr ? member(*original, k_function_call) : nullptr;
+      part.set(spelling(original, k_function_call), [&](JsonWriter& cw) {
+        ObjectWriter object(cw, call != nullptr && call->IsObject() ? call : nullptr);
+        if (!block.id.empty() && !is_made_up_call_id(block.id)) {
+          object.set_string("id", block.id);
+        }
+        object.set_string("name", block.name);
+        if (!(call != nullptr && block.input.empty())) {
+          object.set("args", [&](JsonWriter& aw) {
+            if (!write_tool_input(aw, block)) {
+              aw.StartObject();
+              aw.EndObject();
+            }
+          });
+        }
+        object.write();
+      });
+      signature();
+      break;
+    }
+    case BlockType::tool_result: {
+      const JsonValue* response =
+          original != nullptr ? member(*original, k_function_response) : nullptr;
+      part.set(spelling(original, k_function_response), [&](JsonWriter& rw) {
+        const bool patch = response != nullptr && response->IsObject();
+        ObjectWriter object(rw, patch ? response : nullptr);
+        if (!block.id.empty() && !is_made_up_call_id(block.id)) {
+          object.set_string("id", block.id);
+        }
+        object.set_string("name", tool_name);
+        const JsonValue* was = patch ? find_member(*response, "response") : nullptr;
+        bool same = was != nullptr && block.result.is_string() &&
+                    response_text(was) == block.result.text;
+        if (!same) {
+          object.set("response", [&](JsonWriter& vw) { write_response(vw, block); });
+        }
+        object.write();
+      });
+      if (original == nullptr && block.result.is_blocks()) {
+        for (const Block& inner : block.result.blocks) {
+          if (inner.type != BlockType::text) {
+            m_drop(fmt::format("{} blocks in tool results", block_type_name(inner.type)));
+          }
+        }
+      }
+      signature();
+      break;
+    }
+    default:
+      if (original != nullptr) {
+        original->Accept(w);
+        return;
+      }
+      if (block.source.type == MediaSource::Type::base64) {
+        part.set("inlineData", [&](JsonWriter& dw) {
+          dw.StartObject();
+          dw.Key("mimeType");
+          write_string(dw, block.source.media_type);
+          dw.Key("data");
+          write_string(dw, block.source.data);
+          dw.EndObject();
+        });
+      } else {
+        part.set("fileData", [&](JsonWriter& dw) {
+          dw.StartObject();
+          std::string mime = block.source.media_type.empty() ? guess_mime_type(block)
+                                                             : block.source.media_type;
+          if (!mime.empty()) {
+            dw.Key("mimeType");
+            write_string(dw, mime);
+          }
+          dw.Key("fileUri");
+          write_string(dw, block.source.data);
+          dw.EndObject();
+        });
+      }
+      signature();
+      break;
+  }
+  part.write();
+}
+}  // namespace convo

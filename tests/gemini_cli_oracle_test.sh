@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Gemini CLI itself as the oracle for the gemini-cli format: every Gemini CLI chat of
+# ../shared/corpus/gemini-cli, and the chats convo writes from the other formats'
+# golden inputs (testdata/convert/*-to-gemini-cli), are resumed by the real `gemini`
+# against a loopback stand-in for the Gemini API, and the contents it sends must be
+# convo's `convert --to gemini` of the same conversation (tests/gemini_cli_oracle.py
+# says what is ignored).
+#
+#   gemini_cli_oracle_test.sh CONVO_BINARY SOURCE_DIR
+#
+# Exit 77 (SKIPPED) without Gemini CLI: set GEMINI_CLI to its `gemini`, or put it on
+# PATH (npm install @google/gemini-cli). About 3 s a session.
+set -u
+convo=$(realpath "$1") source_dir=$(realpath "$2")
+gemini=${GEMINI_CLI:-$(command -v gemini || true)}
+if [ -z "$gemini" ] || [ ! -x "$gemini" ]; then
+  echo "SKIPPED: Gemini CLI is not installed (set GEMINI_CLI or put gemini on PATH)"
+  exit 77
+fi
+files=()
+if [ -d "$source_dir/../shared/corpus/gemini-cli" ]; then
+  while IFS= read -r -d '' f; do files+=("$f"); done < \
+    <(find "$source_dir/../shared/corpus/gemini-cli" -name '*.json' -print0 | sort -z)
+fi
+for f in "$source_dir"/testdata/convert/*-to-gemini-cli/*; do
+  case $(basename "$f") in cmd|out|err|exit) ;; *) files+=("$f") ;; esac
+done
+python3 "$source_dir/tests/gemini_cli_oracle.py" "$convo" "$gemini" "${files[@]}"
