@@ -56,10 +56,6 @@ constexpr std::array<std::string_view, 22> k_responses_items = {
 constexpr std::array<std::string_view, 5> k_responses_parts = {
     "input_text", "output_text", "input_image", "input_file", "summary_text"};
 
-// Vercel AI SDK ModelMessage part types no chat format shares.
-constexpr std::array<std::string_view, 4> k_ai_sdk_parts = {"tool-call", "tool-result", "reasoning",
-                                                            "tool-approval-request"};
-
 // Content block types, found as records of their own (no role around them).
 constexpr std::array<std::string_view, 12> k_block_types = {
     "text",     "image",          "tool_use", "tool_result", "thinking",   "redacted_thinking",
@@ -129,7 +125,8 @@ std::optional<std::string_view> looks_foreign(const JsonValue& record) {
     return "an OpenAI Responses stream (response.* events)";
   }
   if (type && !role && one_of(*type, k_ai_sdk_chunks)) {
-    return "a Vercel AI SDK UI message stream (start, text-delta chunks)";
+    return "a Vercel AI SDK UI message stream (start, text-delta chunks), which convo assemble "
+           "reads";
   }
 
   // Gemini.
@@ -148,11 +145,9 @@ std::optional<std::string_view> looks_foreign(const JsonValue& record) {
   if (has(record, "sessionId") && has(record, "projectHash") && array_has(record, "messages")) {
     return "a Gemini CLI session (sessionId/projectHash/messages)";
   }
-  if (role && array_has(record, "parts") && !has(record, "content")) {
-    bool typed = any_part(record, "parts", [](const JsonValue& p) { return has(p, "type"); });
-    if (typed) {
-      return "Vercel AI SDK UI messages (id/role/parts)";
-    }
+  // (Typed parts are Vercel AI SDK UI messages, which convo reads.)
+  if (role && array_has(record, "parts") && !has(record, "content") &&
+      !any_part(record, "parts", [](const JsonValue& p) { return has(p, "type"); })) {
     return "Gemini contents (role/parts)";
   }
 
@@ -173,13 +168,6 @@ std::optional<std::string_view> looks_foreign(const JsonValue& record) {
         return part_of_type(p, k_responses_parts);
       })) {
     return "OpenAI Responses input (input_text/output_text parts)";
-  }
-
-  // Vercel AI SDK ModelMessage.
-  if (role && any_part(record, "content", [](const JsonValue& p) {
-        return part_of_type(p, k_ai_sdk_parts) || has(p, "toolCallId");
-      })) {
-    return "Vercel AI SDK model messages (tool-call/tool-result parts)";
   }
 
   // A content block on its own.
