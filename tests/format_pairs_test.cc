@@ -57,6 +57,9 @@ Holds holds(Format format) {
       h.signatures = false;
       h.is_error = false;
       break;
+    case Format::ai_sdk:
+      h.names = false;
+      break;
     case Format::none:
     case Format::end_:
       break;
