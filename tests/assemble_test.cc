@@ -459,6 +459,7 @@ TEST_CASE("every stream dialect is reached through the registry, and claims its 
        R"({"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]})"},
       {Format::langchain, "",
        R"({"type":"AIMessageChunk","data":{"content":"Hi","id":"run-1"}})"},
+      {Format::ai_sdk, "", R"({"type":"start","messageId":"msg_1"})"},
   };
   std::set<Format> streaming;
   for (const FormatInfo& info : all_formats()) {
@@ -481,7 +482,8 @@ TEST_CASE("every stream dialect is reached through the registry, and claims its 
       CHECK(reader->claims(event, doc) == (first.format == info.format));
     }
   }
-  CHECK(streaming == std::set<Format>{Format::anthropic, Format::openai, Format::langchain});
+  CHECK(streaming ==
+        std::set<Format>{Format::anthropic, Format::openai, Format::langchain, Format::ai_sdk});
   // The stage picks the dialect from the first event, framed as SSE or not.
   for (const FirstEvent& first : firsts) {
     INFO(format_name(first.format));
