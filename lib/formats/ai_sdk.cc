@@ -206,6 +206,9 @@ int sniff_model_part(const JsonValue& part) {
 }
 
 int sniff_message(const JsonValue& record) {
+  if (record.IsArray()) {
+    return record.Empty() ? 0 : sniff_each(record, sniff_message);
+  }
   if (!record.IsObject()) {
     return 0;
   }
@@ -444,61 +447,100 @@ Role role_of(std::string_view role) {
   return Role::user;
 }
 
+// The turns of one message object (`root`, at `path`): one for a ModelMessage,
+// one or more for a UIMessage (its tool results make turns of their own).
+std::vector<Message> decode_turns(const JsonValue& root, const std::string& path,
+                                  const Message& base) {
+  std::vector<Message> out;
+  Message message = base;
+  message.json = &root;
+  if (!root.IsObject()) {
+    wrong_type(path, "an AI SDK message (an object)", root);
+  }
+  auto role = optional_string(root, "role", path);
+  if (!role) {
+    message.kind = Kind::unknown;
+    message.role = Role::none;
+    message.content.form = Content::Form::absent;
+    out.push_back(std::move(message));
+    return out;
+  }
+  if (!one_of_roles(*role)) {
+    throw DecodeError(member_path(path, "role"),
+                      fmt::format("unknown role \"{}\": an AI SDK message is system, user, "
+                                  "assistant or tool",
+                                  *role));
+  }
+  message.role = role_of(*role);
+  message.record_type = std::string(*role);
+  if (!is_ui_message(root)) {
+    decode_content_list(find_member(root, "content"), member_path(path, "content"),
+                        message.source, message.content, decode_model_part,
+                        "a string or a list of content parts");
+    out.push_back(std::move(message));
+    return out;
+  }
+  message.id = std::string(optional_string(root, "id", path).value_or(""));
+  message.content.form = Content::Form::blocks;
+  std::vector<ToolTurn> turns =
+      split_tool_turns(decode_ui_parts(*find_member(root, "parts"), message.source), message.role);
+  if (turns.empty()) {
+    out.push_back(std::move(message));
+    return out;
+  }
+  for (std::size_t i = 0; i < turns.size(); ++i) {
+    Message turn = message;
+    turn.role = turns[i].role;
+    if (i > 0) {
+      turn.id.clear();
+    }
+    turn.content.blocks = std::move(turns[i].blocks);
+    out.push_back(std::move(turn));
+  }
+  return out;
+}
+
 class AiSdkDecoder final : public Decoder {
  public:
   void decode(Record&& record, std::vector<Message>& out) override {
     const JsonValue& root = record.source->doc;
-    if (!root.IsObject()) {
+    if (!root.IsArray() && !root.IsObject()) {
       wrong_type("", "a JSON object", root);
     }
-    Message message = begin_message(Format::ai_sdk, record, &root);
-    auto role = optional_string(root, "role", "");
-    if (!role) {
-      message.kind = Kind::unknown;
-      message.role = Role::none;
-      message.content.form = Content::Form::absent;
-      message.raw = std::move(record.raw);
-      out.push_back(std::move(message));
-      return;
-    }
-    if (!one_of_roles(*role)) {
-      throw DecodeError("/role", fmt::format("unknown role \"{}\": an AI SDK message is system, "
-                                             "user, assistant or tool",
-                                             *role));
-    }
-    message.role = role_of(*role);
-    message.record_type = std::string(*role);
-    if (!is_ui_message(root)) {
-      decode_content_list(find_member(root, "content"), "/content", message.source,
-                          message.content, decode_model_part, "a string or a list of content parts");
-      message.raw = std::move(record.raw);
-      out.push_back(std::move(message));
-      return;
-    }
-    message.id = std::string(optional_string(root, "id", "").value_or(""));
-    message.content.form = Content::Form::blocks;
-    std::vector<ToolTurn> turns =
-        split_tool_turns(decode_ui_parts(*find_member(root, "parts"), message.source), message.role);
-    if (turns.size() <= 1) {
-      if (!turns.empty()) {
-        message.content.blocks = std::move(turns[0].blocks);
+    Message base = begin_message(Format::ai_sdk, record, &root);
+    if (root.IsObject()) {
+      std::vector<Message> turns = decode_turns(root, "", base);
+      if (turns.size() == 1) {
+        turns[0].raw = std::move(record.raw);
+        out.push_back(std::move(turns[0]));
+        return;
       }
-      message.raw = std::move(record.raw);
-      out.push_back(std::move(message));
+      // A UIMessage with tool results: one turn each, in one container.
+      contain(std::move(record), turns, out);
       return;
     }
-    // A UIMessage with tool results: one turn each, in one container.
+    // A JSON array of messages (what JSON.stringify(messages) saves).
+    std::vector<Message> turns;
+    for (rapidjson::SizeType i = 0; i < root.Size(); ++i) {
+      for (Message& turn : decode_turns(root[i], fmt::format("/{}", i), base)) {
+        turns.push_back(std::move(turn));
+      }
+    }
+    contain(std::move(record), turns, out);
+  }
+
+ private:
+  // The turns, decoded from `record`, as messages of a container of its bytes.
+  static void contain(Record&& record, std::vector<Message>& turns, std::vector<Message>& out) {
     Location where = record.where;
     auto container = make_container(Format::ai_sdk, std::move(record), "");
     for (std::size_t slot = 0; slot < turns.size(); ++slot) {
-      Message turn = begin_contained(container, where, slot, &container->source->doc);
+      Message turn = begin_contained(container, where, slot, turns[slot].json);
+      turn.kind = turns[slot].kind;
       turn.role = turns[slot].role;
-      turn.record_type = message.record_type;
-      if (slot == 0) {
-        turn.id = message.id;
-      }
-      turn.content.form = Content::Form::blocks;
-      turn.content.blocks = std::move(turns[slot].blocks);
+      turn.record_type = std::move(turns[slot].record_type);
+      turn.id = std::move(turns[slot].id);
+      turn.content = std::move(turns[slot].content);
       out.push_back(std::move(turn));
     }
     container->size = turns.size();

@@ -145,13 +145,41 @@ class AiSdkEncoder final : public EncoderBase {
                                    rest));
   }
 
+  // A UIMessage read as several turns, or a JSON array of messages, of which some
+  // changed: the turns of each UIMessage join back into it.
   void write_changed_container(const Container& container, std::vector<Message>& held,
                                Output& out) override {
-    std::vector<const Message*> turns;
-    for (const Message& message : held) {
-      turns.push_back(&message);
+    const JsonValue& root = container.source->doc;
+    std::vector<std::string> elements;
+    std::vector<std::string> values;
+    for (std::size_t i = 0; i < held.size();) {
+      const JsonValue* json = held[i].json;
+      if (json == nullptr || !json->IsObject() || !is_ui_message(*json)) {
+        values_of(held[i], values);
+        elements.insert(elements.end(), values.begin(), values.end());
+        ++i;
+        continue;
+      }
+      std::vector<const Message*> turns;
+      bool changed = false;
+      for (; i < held.size() && held[i].json == json; ++i) {
+        turns.push_back(&held[i]);
+        changed = changed || held[i].modified;
+      }
+      elements.push_back(changed ? ui_message(json, turns) : to_json(*json));
     }
-    out.write_line(ui_message(&container.source->doc, turns));
+    if (!root.IsArray()) {
+      for (const std::string& element : elements) {
+        out.write_line(element);
+      }
+      return;
+    }
+    std::string array = "[";
+    for (const std::string& element : elements) {
+      array += array.size() > 1 ? "," : "";
+      array += element;
+    }
+    out.write_line(array + "]");
   }
 
  private:
