@@ -15,8 +15,10 @@ namespace convo {
 namespace ai_sdk {
 
 bool is_ui_message(const JsonValue& record) {
+  // Version 4's UIMessages have `content` (their text) beside `parts`; ModelMessages
+  // never have `parts`.
   const JsonValue* parts = find_member(record, "parts");
-  return parts != nullptr && parts->IsArray() && find_member(record, "content") == nullptr;
+  return parts != nullptr && parts->IsArray();
 }
 
 BlockType media_block_type(std::string_view media_type) {
@@ -449,11 +451,21 @@ Role role_of(std::string_view role) {
 
 // The turns of one message object (`root`, at `path`): one for a ModelMessage,
 // one or more for a UIMessage (its tool results make turns of their own).
+// A message of `base`'s provenance (its origin, place and source), nothing else:
+// cheaper than copying `base`.
+Message fresh(const Message& base, const JsonValue* json) {
+  Message message;
+  message.origin = base.origin;
+  message.where = base.where;
+  message.source = base.source;
+  message.json = json;
+  return message;
+}
+
 std::vector<Message> decode_turns(const JsonValue& root, const std::string& path,
                                   const Message& base) {
   std::vector<Message> out;
-  Message message = base;
-  message.json = &root;
+  Message message = fresh(base, &root);
   if (!root.IsObject()) {
     wrong_type(path, "an AI SDK message (an object)", root);
   }
@@ -484,16 +496,22 @@ std::vector<Message> decode_turns(const JsonValue& root, const std::string& path
   message.content.form = Content::Form::blocks;
   std::vector<ToolTurn> turns =
       split_tool_turns(decode_ui_parts(*find_member(root, "parts"), message.source), message.role);
-  if (turns.empty()) {
+  if (turns.size() <= 1) {
+    if (!turns.empty()) {
+      message.role = turns[0].role;
+      message.content.blocks = std::move(turns[0].blocks);
+    }
     out.push_back(std::move(message));
     return out;
   }
   for (std::size_t i = 0; i < turns.size(); ++i) {
-    Message turn = message;
+    Message turn = fresh(message, &root);
     turn.role = turns[i].role;
-    if (i > 0) {
-      turn.id.clear();
+    turn.record_type = message.record_type;
+    if (i == 0) {
+      turn.id = message.id;
     }
+    turn.content.form = Content::Form::blocks;
     turn.content.blocks = std::move(turns[i].blocks);
     out.push_back(std::move(turn));
   }

@@ -1,5 +1,6 @@
-// The ai-sdk format: the Vercel AI SDK's messages, one per line, in either of its
-// two shapes, told apart record by record.
+// The ai-sdk format: the Vercel AI SDK's messages, one per line or a JSON array of
+// them (written back whole), in either of its two shapes, told apart record by
+// record.
 //
 // ModelMessage (what `generateText`/`streamText` take and return): `{role, content}`
 // with role system (content a string), user, assistant or tool, and content a string

@@ -11,7 +11,7 @@
 
 namespace convo::ai_sdk {
 
-// True when `record` is a UIMessage (it has `parts` and no `content`).
+// True when `record` is a UIMessage (it has `parts`).
 bool is_ui_message(const JsonValue& record);
 
 // The block type of a file of `media_type`: image/*, audio/*, video/*, a document
