@@ -190,8 +190,11 @@ int sniff_model_part(const JsonValue& part) {
   if (!type) {
     return -1;
   }
-  if (*type == "tool-call" || *type == "tool-result" || *type == "reasoning" ||
-      type->starts_with("tool-approval-") || *type == "redacted-reasoning") {
+  if (*type == "tool-call" || *type == "tool-result") {
+    return 10;  // no other format spells them so: outweighs OpenAI's "tool" role
+  }
+  if (*type == "reasoning" || type->starts_with("tool-approval-") ||
+      *type == "redacted-reasoning") {
     return 5;
   }
   if (*type == "image") {
