@@ -423,13 +423,22 @@ class AiSdkEncoder final : public EncoderBase {
         write_string(w, block.text);
         w.EndObject();
       } else if (block.source.type == MediaSource::Type::base64) {
+        // image-data and file-data: the SDK's spelling since "media" was deprecated.
         w.StartObject();
         w.Key("type");
-        w.String("media");
+        w.String(block.type == BlockType::image ? "image-data" : "file-data");
         w.Key("data");
         write_string(w, block.source.data);
         w.Key("mediaType");
-        write_string(w, block.source.media_type);
+        write_string(w, block.source.media_type.empty() ? "application/octet-stream"
+                                                        : block.source.media_type);
+        w.EndObject();
+      } else if (block.source.type == MediaSource::Type::url) {
+        w.StartObject();
+        w.Key("type");
+        w.String(block.type == BlockType::image ? "image-url" : "file-url");
+        w.Key("url");
+        write_string(w, block.source.data);
         w.EndObject();
       } else {
         drop(fmt::format("{} in tool results", blocks_of(block)), m);
