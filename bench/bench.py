@@ -44,6 +44,13 @@ SHELL_CORPORA = {
     # 5 million lines of 31-34 bytes (167 MB): per-record overhead, not bytes.
     "short5m": "yes '{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"assistant\","
                "\"content\":\"yo\"}' | head -n 5000000",
+    # ~200 MB of the ai-sdk corpus's messages (ModelMessages and UIMessages, pulled
+    # out of its vitest snapshots), repeated.
+    "ai": f"python3 {ROOT}/tests/ai_sdk_snapshots.py --out {OUT}/ai-snap "
+          f"{ROOT.parent}/shared/corpus/ai-sdk/vercel__ai/packages/ai/src/ui/__snapshots__/*.snap"
+          f" && python3 -c \"import glob, sys; d = ''.join(open(f).read() for f in "
+          f"sorted(glob.glob('{OUT}/ai-snap/*.jsonl'))); [sys.stdout.write(d) for _ in "
+          f"range(26500)]\"",
 }
 # Real Codex rollouts (../shared/corpus/codex) repeated to ~200 MB, and their
 # response_item payloads as Responses items, one per line (~200 MB).
@@ -153,6 +160,10 @@ BENCHMARKS = [
     ("parse-only", "gcli", "{parse_only} {input}", None),
     ("convert gemini-cli to anthropic", "gcli", "{convo} convert --to anthropic {input}",
      "parse-only"),
+    ("parse-only", "ai", "{parse_only} {input}", None),
+    ("convert to own format", "ai", "{convo} convert --to ai-sdk {input}", "parse-only"),
+    ("convert ai-sdk to anthropic", "ai", "{convo} convert --to anthropic {input}", "parse-only"),
+    ("convert openai to ai-sdk", "oa", "{convo} convert --to ai-sdk {input}", "parse-only"),
     # trim holds a whole conversation: oa50k is one of 50,000 messages (27.3M approx
     # tokens; the budget is half of them), cc is Claude Code sessions of a few hundred.
     ("parse-only", "oa50k", "{parse_only} {input}", None),

@@ -62,6 +62,22 @@ convo_install_langchain() {
     echo "notice: npm ci failed in $dir; the LangChain.js conformance tests will be skipped" >&2
 }
 
+# Installs the pinned Vercel AI SDK (tests/ai-sdk), whose own schemas check what
+# convo writes as ai-sdk; without node 20+ and npm those tests are skipped.
+convo_install_ai_sdk() {
+  local dir=tests/ai-sdk
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 ||
+     [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
+    echo "notice: node 20+ and npm are needed for the AI SDK schema tests; they will be skipped" >&2
+    return 0
+  fi
+  if [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
+    return 0
+  fi
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+    echo "notice: npm ci failed in $dir; the AI SDK schema tests will be skipped" >&2
+}
+
 # Installs the pinned Claude Code of ../shared/cc-oracle (the harness that resumes a
 # session with the real `claude` against a loopback stand-in for the Messages API),
 # when the harness is beside this clone and npm is here; otherwise the cc-oracle

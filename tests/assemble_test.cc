@@ -461,6 +461,7 @@ TEST_CASE("every stream dialect is reached through the registry, and claims its 
        R"({"type":"AIMessageChunk","data":{"content":"Hi","id":"run-1"}})"},
       {Format::openai_responses, "response.created",
        R"({"type":"response.created","response":{"id":"resp_1","object":"response","status":"in_progress","output":[]}})"},
+      {Format::ai_sdk, "", R"({"type":"start","messageId":"msg_1"})"},
   };
   std::set<Format> streaming;
   for (const FormatInfo& info : all_formats()) {
@@ -484,7 +485,7 @@ TEST_CASE("every stream dialect is reached through the registry, and claims its 
     }
   }
   CHECK(streaming == std::set<Format>{Format::anthropic, Format::openai, Format::langchain,
-                                      Format::openai_responses});
+                                      Format::openai_responses, Format::ai_sdk});
   // The stage picks the dialect from the first event, framed as SSE or not.
   for (const FirstEvent& first : firsts) {
     INFO(format_name(first.format));

@@ -89,6 +89,9 @@ Holds holds(Format format) {
       h.signatures = false;
       h.sessions = true;
       break;
+    case Format::ai_sdk:
+      h.names = false;
+      break;
     case Format::none:
     case Format::end_:
       break;

@@ -34,6 +34,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ai_sdk_snapshots  # noqa: E402  (vitest snapshots hold the ai-sdk corpus)
+
 # Corpus folder -> the format convo reads it as.
 SOURCES = {
     "claude-code": "claude-code",
@@ -45,9 +48,10 @@ SOURCES = {
     "codex": "codex",
     "gemini": "gemini",
     "gemini-cli": "gemini-cli",
+    "ai-sdk": "ai-sdk",
 }
 TARGETS = ["claude-code", "anthropic", "openai", "langchain", "agentscope", "opencode", "synaptic",
-           "openai-responses", "codex", "gemini", "gemini-cli"]
+           "openai-responses", "codex", "gemini", "gemini-cli", "ai-sdk"]
 
 # Loss names whose paths cannot be derived from the name itself: name -> the path
 # components (normalised: snake_case, lower) it covers. Small on purpose.
@@ -314,12 +318,22 @@ def main():
         print(f"SKIPPED: no corpus at {corpus}")
         return 77
     work = []
+    shown = {}  # path read -> the corpus file it comes from
+    snapshots = tempfile.TemporaryDirectory()
     for folder, source in SOURCES.items():
         root = os.path.join(corpus, folder)
         for dirpath, _, names in os.walk(root):
             for name in names:
+                path = os.path.join(dirpath, name)
                 if name.endswith((".json", ".jsonl")):
-                    work.append((source, os.path.join(dirpath, name)))
+                    work.append((source, path))
+                elif name.endswith(".snap"):
+                    # A vitest snapshot is JavaScript: its messages, as JSONL.
+                    jsonl = os.path.join(snapshots.name, f"{len(shown)}-{name}.jsonl")
+                    with open(jsonl, "w", encoding="utf-8") as f:
+                        f.write(ai_sdk_snapshots.to_jsonl(ai_sdk_snapshots.messages(path)))
+                    shown[jsonl] = path
+                    work.append((source, jsonl))
     work.sort(key=lambda w: w[1])
     unexcused = []
     excused = 0
@@ -327,7 +341,7 @@ def main():
         futures = {pool.submit(check_file, args.convo, s, p): (s, p) for s, p in work}
         for future in concurrent.futures.as_completed(futures):
             source, path = futures[future]
-            rel = os.path.relpath(path, corpus)
+            rel = os.path.relpath(shown.get(path, path), corpus)
             for target, p, excuse in future.result():
                 if excuse is None:
                     unexcused.append(f"{source} -> {target} {p} {rel}")

@@ -37,9 +37,6 @@ constexpr std::array<std::string_view, 19> k_ai_sdk_chunks = {
     "tool-input-available", "tool-output-available", "tool-input-error", "tool-output-error",
     "message-metadata", "source-url",     "abort"};
 
-// Vercel AI SDK ModelMessage part types no chat format shares.
-constexpr std::array<std::string_view, 4> k_ai_sdk_parts = {"tool-call", "tool-result", "reasoning",
-                                                            "tool-approval-request"};
 
 // Content block types, found as records of their own (no role around them).
 constexpr std::array<std::string_view, 12> k_block_types = {
@@ -107,7 +104,8 @@ std::optional<std::string_view> looks_foreign(const JsonValue& record) {
     return "an OpenAI Responses stream (response.* events), which convo assemble reads";
   }
   if (type && !role && one_of(*type, k_ai_sdk_chunks)) {
-    return "a Vercel AI SDK UI message stream (start, text-delta chunks)";
+    return "a Vercel AI SDK UI message stream (start, text-delta chunks), which convo assemble "
+           "reads";
   }
 
   // Gemini CLI's fake-model scripts (its integration tests' `*.responses`): the
@@ -119,19 +117,6 @@ std::optional<std::string_view> looks_foreign(const JsonValue& record) {
       return "recorded Gemini responses (method/response): `jq -c .response` gives the "
              "response bodies convo reads as gemini";
     }
-  }
-  if (role && array_has(record, "parts") && !has(record, "content")) {
-    bool typed = any_part(record, "parts", [](const JsonValue& p) { return has(p, "type"); });
-    if (typed) {
-      return "Vercel AI SDK UI messages (id/role/parts)";
-    }
-  }
-
-  // Vercel AI SDK ModelMessage.
-  if (role && any_part(record, "content", [](const JsonValue& p) {
-        return part_of_type(p, k_ai_sdk_parts) || has(p, "toolCallId");
-      })) {
-    return "Vercel AI SDK model messages (tool-call/tool-result parts)";
   }
 
   // A content block on its own.

@@ -9,6 +9,8 @@
 #include <cstdint>
 
 #include "formats/agentscope.h"
+#include "formats/ai_sdk.h"
+#include "formats/ai_sdk_stream.h"
 #include "formats/anthropic.h"
 #include "formats/anthropic_stream.h"
 #include "formats/claude_code.h"
@@ -397,6 +399,15 @@ constexpr FormatInfo k_formats[] = {
      .other_records = true,
      .holds_timestamps = true,
      .unmodelled = gemini_cli_unmodelled},
+    {.format = Format::ai_sdk,
+     .name = "ai-sdk",
+     .description = "Vercel AI SDK ModelMessages and UIMessages, one per line",
+     .detect_rank = 11,
+     .sniff = sniff_ai_sdk,
+     .make_decoder = make_ai_sdk_decoder,
+     .make_encoder = make_ai_sdk_encoder,
+     .unmodelled = ai_sdk_unmodelled,
+     .make_stream_reader = make_ai_sdk_stream_reader},
 };
 
 // The registry covers the enum: one row per format, in enum order (format_info

@@ -33,6 +33,7 @@ enum class Format : std::uint8_t {
   codex,
   gemini,
   gemini_cli,
+  ai_sdk,
   // Not a format: the number of values above. The registry (format.cc) fails to
   // build unless it has one row for each.
   end_,

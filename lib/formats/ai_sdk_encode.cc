@@ -1,0 +1,608 @@
+// The ai-sdk encoder: ModelMessages for messages of every format, UIMessages for
+// the messages read as UIMessages (joined back into one when their tool parts were
+// read as several turns).
+#include <fmt/format.h>
+
+#include "formats/ai_sdk.h"
+#include "formats/ai_sdk_parts.h"
+#include "formats/json_out.h"
+#include "formats/mapping.h"
+#include "formats/object_writer.h"
+#include "formats/tool_turns.h"
+#include "io/output.h"
+
+namespace convo {
+
+namespace {
+
+using namespace ai_sdk;
+
+// Writes a tool call's input as the JSON value it is; input text that is not JSON
+// is written as a string.
+void write_input(JsonWriter& w, const Block& call) {
+  if (call.input.empty() && call.input_value != nullptr) {
+    call.input_value->Accept(w);
+    return;
+  }
+  std::string text = call.input_json();
+  JsonDoc parsed;
+  if (parse_json(text, parsed)) {
+    write_string(w, text);
+  } else {
+    write_raw(w, text);
+  }
+}
+
+// True when `a` and `b` hold the same text and blocks (compared by what convo
+// models of them).
+bool same_content(const Content& a, const Content& b) {
+  if (a.is_blocks() != b.is_blocks()) {
+    return false;
+  }
+  if (!a.is_blocks()) {
+    return a.text == b.text;
+  }
+  if (a.blocks.size() != b.blocks.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.blocks.size(); ++i) {
+    const Block& x = a.blocks[i];
+    const Block& y = b.blocks[i];
+    if (x.type != y.type || x.text != y.text || x.source.data != y.source.data) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// `providerOptions` (or `providerMetadata`) for what a block from another format
+// carries that the AI SDK keeps per provider: Anthropic's signature, redacted data
+// and cache_control.
+bool has_provider_fields(const Block& block) {
+  return (block.signature && !block.signature->empty()) || !block.cache_control.empty() ||
+         block.type == BlockType::redacted_thinking;
+}
+
+void write_provider_fields(JsonWriter& w, const Block& block) {
+  w.StartObject();
+  w.Key("anthropic");
+  w.StartObject();
+  if (block.signature && !block.signature->empty()) {
+    w.Key("signature");
+    write_string(w, *block.signature);
+  }
+  if (block.type == BlockType::redacted_thinking) {
+    w.Key("redactedData");
+    write_string(w, block.text);
+  }
+  if (!block.cache_control.empty()) {
+    w.Key("cacheControl");
+    write_raw(w, block.cache_control);
+  }
+  w.EndObject();
+  w.EndObject();
+}
+
+class AiSdkEncoder final : public EncoderBase {
+ public:
+  explicit AiSdkEncoder(LossReport& loss) : EncoderBase(Format::ai_sdk, loss) {}
+
+ protected:
+  void encode(const Message& message, std::vector<std::string>& values) override {
+    const JsonValue* original = same_format(message) ? message.json : nullptr;
+    if (message.kind != Kind::turn || message.role == Role::none) {
+      if (original != nullptr) {
+        values.push_back(to_json(*original));
+      } else {
+        drop(record_noun(message), message);
+      }
+      return;
+    }
+    if (original != nullptr && is_ui_message(*original)) {
+      values.push_back(ui_message(original, {&message}));
+      return;
+    }
+    if (message.role == Role::function || message.role == Role::custom) {
+      drop(message.role == Role::custom ? "messages with custom roles" : "legacy function messages",
+           message);
+      return;
+    }
+    if (!message.name.empty()) {
+      drop("message names", message);
+    }
+    m_tool_names.note(message);
+    switch (message.role) {
+      case Role::system:
+      case Role::developer:
+        values.push_back(system_message(message, original));
+        return;
+      case Role::tool:
+        values.push_back(model_message(message, original, "tool", message.content));
+        return;
+      case Role::assistant:
+        values.push_back(model_message(message, original, "assistant", message.content));
+        return;
+      default:
+        break;
+    }
+    // A user message with tool results (Anthropic's way): a tool message with the
+    // results, then the user message with the rest.
+    Content results;
+    results.form = Content::Form::blocks;
+    Content rest;
+    rest.form = message.content.form;
+    rest.text = message.content.text;
+    for (const Block& block : message.content.blocks) {
+      (block.type == BlockType::tool_result ? results : rest).blocks.push_back(block);
+    }
+    if (!results.blocks.empty()) {
+      values.push_back(model_message(message, nullptr, "tool", results));
+      if (rest.blocks.empty()) {
+        return;
+      }
+    }
+    values.push_back(model_message(message, results.blocks.empty() ? original : nullptr, "user",
+                                   rest));
+  }
+
+  // A UIMessage read as several turns, or a JSON array of messages, of which some
+  // changed: the turns of each UIMessage join back into it.
+  void write_changed_container(const Container& container, std::vector<Message>& held,
+                               Output& out) override {
+    const JsonValue& root = container.source->doc;
+    std::vector<std::string> elements;
+    std::vector<std::string> values;
+    for (std::size_t i = 0; i < held.size();) {
+      const JsonValue* json = held[i].json;
+      if (json == nullptr || !json->IsObject() || !is_ui_message(*json)) {
+        values_of(held[i], values);
+        elements.insert(elements.end(), values.begin(), values.end());
+        ++i;
+        continue;
+      }
+      std::vector<const Message*> turns;
+      bool changed = false;
+      for (; i < held.size() && held[i].json == json; ++i) {
+        turns.push_back(&held[i]);
+        changed = changed || held[i].modified;
+      }
+      elements.push_back(changed ? ui_message(json, turns) : to_json(*json));
+    }
+    if (!root.IsArray()) {
+      for (const std::string& element : elements) {
+        out.write_line(element);
+      }
+      return;
+    }
+    std::string array = "[";
+    for (const std::string& element : elements) {
+      array += array.size() > 1 ? "," : "";
+      array += element;
+    }
+    out.write_line(array + "]");
+  }
+
+ private:
+  static std::string text_of(rapidjson::StringBuffer& buffer) {
+    return std::string(buffer.GetString(), buffer.GetSize());
+  }
+
+  // --- ModelMessage ---
+
+  std::string system_message(const Message& m, const JsonValue* original) {
+    std::string text;
+    if (m.content.is_blocks()) {
+      for (const Block& block : m.content.blocks) {
+        if (block.type == BlockType::text) {
+          text += block.text;
+        } else {
+          drop(fmt::format("{} in system messages", blocks_of(block)), m);
+        }
+      }
+    } else {
+      text = m.content.text;
+    }
+    rapidjson::StringBuffer buffer;
+    JsonWriter writer(buffer);
+    ObjectWriter object(writer, original);
+    object.set_string("role", "system").set_string("content", text);
+    object.write();
+    return text_of(buffer);
+  }
+
+  std::string model_message(const Message& m, const JsonValue* original, std::string_view role,
+                            const Content& content) {
+    rapidjson::StringBuffer buffer;
+    JsonWriter writer(buffer);
+    ObjectWriter object(writer, original);
+    object.set_string("role", role);
+    std::vector<const Block*> parts;  // outlives object.write(), which writes them
+    if (!content.is_blocks()) {
+      object.set_string("content", content.form == Content::Form::string
+                                       ? std::string_view(content.text)
+                                       : std::string_view());
+    } else {
+      for (const Block& block : content.blocks) {
+        if (admit(fit(m, block, role), [&](std::string_view what) { drop(what, m); })) {
+          parts.push_back(&block);
+        }
+      }
+      object.set("content", [&](JsonWriter& w) {
+        w.StartArray();
+        for (const Block* block : parts) {
+          write_model_part(w, m, *block, role);
+        }
+        w.EndArray();
+      });
+    }
+    object.write();
+    return text_of(buffer);
+  }
+
+  // Whether `block` has a part in a ModelMessage of `role`, and what it loses there.
+  static BlockFit fit(const Message& m, const Block& block, std::string_view role) {
+    BlockFit out;
+    if (keeps_own_json(m, block, Format::ai_sdk)) {
+      return out;
+    }
+    switch (block.type) {
+      case BlockType::text:
+        return out;
+      case BlockType::thinking:
+      case BlockType::redacted_thinking:
+        return role == "assistant" ? out
+                                   : out.dropping(fmt::format("{} in {} messages", blocks_of(block), role));
+      case BlockType::tool_use:
+        return role == "assistant" ? out : out.dropping(fmt::format("tool calls in {} messages", role));
+      case BlockType::tool_result:
+        return role == "user" ? out.dropping("tool results in user messages") : out;
+      case BlockType::image:
+      case BlockType::audio:
+      case BlockType::video:
+      case BlockType::file:
+      case BlockType::document:
+        if (role == "tool") {
+          return out.dropping(fmt::format("{} in tool messages", blocks_of(block)));
+        }
+        if (block.source.type == MediaSource::Type::url ||
+            block.source.type == MediaSource::Type::base64) {
+          return out;
+        }
+        return out.dropping(fmt::format("{} blocks given by file id or as plain text",
+                                        block_type_name(block.type)));
+      default:
+        return out.dropping(blocks_of(block));
+    }
+  }
+
+  void write_model_part(JsonWriter& w, const Message& m, const Block& block, std::string_view role) {
+    if (keeps_own_json(m, block, Format::ai_sdk) && block.json->IsObject()) {
+      ObjectWriter object(w, block.json);
+      switch (block.type) {
+        case BlockType::text:
+        case BlockType::thinking:
+          object.set_string("text", block.text);
+          break;
+        case BlockType::tool_use:
+          object.set_string("toolCallId", block.id).set_string("toolName", block.name);
+          if (!block.input.empty()) {
+            object.set(find_member(*block.json, "args") != nullptr ? "args" : "input",
+                       [&block](JsonWriter& iw) { write_input(iw, block); });
+          }
+          break;
+        case BlockType::tool_result:
+          object.set_string("toolCallId", block.id);
+          if (!unchanged_output(block)) {
+            object.remove("result").remove("isError");
+            object.set("output", [&](JsonWriter& ow) { write_output(ow, m, block); });
+          }
+          break;
+        default:
+          break;
+      }
+      object.write();
+      return;
+    }
+    w.StartObject();
+    w.Key("type");
+    switch (block.type) {
+      case BlockType::text:
+        w.String("text");
+        w.Key("text");
+        write_string(w, block.text);
+        break;
+      case BlockType::thinking:
+      case BlockType::redacted_thinking:
+        w.String("reasoning");
+        w.Key("text");
+        write_string(w, block.type == BlockType::thinking ? std::string_view(block.text)
+                                                          : std::string_view());
+        break;
+      case BlockType::tool_use:
+        w.String("tool-call");
+        w.Key("toolCallId");
+        write_string(w, block.id);
+        w.Key("toolName");
+        write_string(w, block.name);
+        w.Key("input");
+        write_input(w, block);
+        break;
+      case BlockType::tool_result:
+        w.String("tool-result");
+        w.Key("toolCallId");
+        write_string(w, block.id);
+        w.Key("toolName");
+        write_string(w, m_tool_names.name_for(block));
+        w.Key("output");
+        write_output(w, m, block);
+        break;
+      default: {
+        // Media: an image part in user messages, a file part elsewhere.
+        std::string_view data = block.source.type == MediaSource::Type::url
+                                    ? std::string_view(block.source.data)
+                                    : std::string_view(block.source.data);
+        std::string media_type = block.source.media_type;
+        if (block.type == BlockType::image && role == "user") {
+          w.String("image");
+          w.Key("image");
+          write_string(w, data);
+          if (!media_type.empty()) {
+            w.Key("mediaType");
+            write_string(w, media_type);
+          }
+          break;
+        }
+        if (media_type.empty()) {
+          media_type = block.type == BlockType::document ? "application/pdf"
+                       : block.type == BlockType::image  ? "image/*"
+                                                         : "application/octet-stream";
+        }
+        w.String("file");
+        w.Key("data");
+        write_string(w, data);
+        w.Key("mediaType");
+        write_string(w, media_type);
+        break;
+      }
+    }
+    if (has_provider_fields(block)) {
+      w.Key("providerOptions");
+      write_provider_fields(w, block);
+    }
+    w.EndObject();
+  }
+
+  // True when a tool-result part's output, read again, is what `block` holds now.
+  static bool unchanged_output(const Block& block) {
+    const JsonValue* output = find_member(*block.json, "output");
+    if (output == nullptr) {
+      output = find_member(*block.json, "result");
+    }
+    if (output == nullptr) {
+      return false;
+    }
+    Content content;
+    std::optional<bool> is_error =
+        find_member(*block.json, "output") == nullptr ? block.is_error : std::nullopt;
+    try {
+      decode_output(*output, "", block.json_owner, content, is_error);
+    } catch (const DecodeError&) {
+      return false;
+    }
+    return same_content(content, block.result) && is_error == block.is_error;
+  }
+
+  void write_output(JsonWriter& w, const Message& m, const Block& result) {
+    const Content& content = result.result;
+    const bool error = result.is_error.value_or(false);
+    bool all_text = true;
+    for (const Block& block : content.blocks) {
+      all_text = all_text && block.type == BlockType::text;
+    }
+    w.StartObject();
+    w.Key("type");
+    if (!content.is_blocks() || all_text) {
+      w.String(error ? "error-text" : "text");
+      w.Key("value");
+      write_string(w, content.is_blocks() ? content.joined_text() : content.text);
+      w.EndObject();
+      return;
+    }
+    if (error) {
+      drop("tool error flags", m);
+    }
+    w.String("content");
+    w.Key("value");
+    w.StartArray();
+    for (const Block& block : content.blocks) {
+      if (block.type == BlockType::text) {
+        w.StartObject();
+        w.Key("type");
+        w.String("text");
+        w.Key("text");
+        write_string(w, block.text);
+        w.EndObject();
+      } else if (block.source.type == MediaSource::Type::base64) {
+        // image-data and file-data: the SDK's spelling since "media" was deprecated.
+        w.StartObject();
+        w.Key("type");
+        w.String(block.type == BlockType::image ? "image-data" : "file-data");
+        w.Key("data");
+        write_string(w, block.source.data);
+        w.Key("mediaType");
+        write_string(w, block.source.media_type.empty() ? "application/octet-stream"
+                                                        : block.source.media_type);
+        w.EndObject();
+      } else if (block.source.type == MediaSource::Type::url) {
+        w.StartObject();
+        w.Key("type");
+        w.String(block.type == BlockType::image ? "image-url" : "file-url");
+        w.Key("url");
+        write_string(w, block.source.data);
+        w.EndObject();
+      } else {
+        drop(fmt::format("{} in tool results", blocks_of(block)), m);
+      }
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+
+  // --- UIMessage ---
+
+  // One UIMessage from `turns` (the turns its parts were read as), patched into
+  // `original`: a tool part is written with the result that answers it.
+  std::string ui_message(const JsonValue* original, const std::vector<const Message*>& turns) {
+    const Message& m = *turns.front();
+    std::vector<const Block*> blocks;
+    for (const Message* turn : turns) {
+      for (const Block& block : turn->content.blocks) {
+        blocks.push_back(&block);
+      }
+    }
+    auto result_for = [&](const Block& call) -> const Block* {
+      for (const Block* block : blocks) {
+        if (block->type == BlockType::tool_result && block->id == call.id) {
+          return block;
+        }
+      }
+      return nullptr;
+    };
+    rapidjson::StringBuffer buffer;
+    JsonWriter writer(buffer);
+    ObjectWriter object(writer, original);
+    if (m.modified && m.role != Role::tool) {
+      object.set_string("role", m.role == Role::system   ? "system"
+                                : m.role == Role::user ? "user"
+                                                       : "assistant");
+    }
+    object.set("parts", [&](JsonWriter& w) {
+      w.StartArray();
+      for (const Block* block : blocks) {
+        if (block->type == BlockType::tool_result) {
+          bool answered = false;
+          for (const Block* call : blocks) {
+            answered = answered || (call->type == BlockType::tool_use && call->id == block->id);
+          }
+          if (!answered) {
+            drop("tool results without their calls", m);
+          }
+          continue;
+        }
+        write_ui_part(w, m, *block, block->type == BlockType::tool_use ? result_for(*block) : nullptr);
+      }
+      w.EndArray();
+    });
+    object.write();
+    return text_of(buffer);
+  }
+
+  void write_ui_part(JsonWriter& w, const Message& m, const Block& block, const Block* result) {
+    const bool own = keeps_own_json(m, block, Format::ai_sdk) && block.json->IsObject();
+    if (block.type == BlockType::tool_use) {
+      write_ui_tool(w, m, block, result, own);
+      return;
+    }
+    if (own) {
+      ObjectWriter object(w, block.json);
+      if (block.type == BlockType::text || block.type == BlockType::thinking) {
+        object.set_string("text", block.text);
+      }
+      object.write();
+      return;
+    }
+    switch (block.type) {
+      case BlockType::text:
+      case BlockType::thinking:
+        w.StartObject();
+        w.Key("type");
+        w.String(block.type == BlockType::text ? "text" : "reasoning");
+        w.Key("text");
+        write_string(w, block.text);
+        w.EndObject();
+        return;
+      case BlockType::image:
+      case BlockType::audio:
+      case BlockType::video:
+      case BlockType::file:
+      case BlockType::document:
+        if (block.source.type == MediaSource::Type::url ||
+            block.source.type == MediaSource::Type::base64) {
+          w.StartObject();
+          w.Key("type");
+          w.String("file");
+          w.Key("mediaType");
+          write_string(w, block.source.media_type.empty() ? "application/octet-stream"
+                                                          : block.source.media_type);
+          w.Key("url");
+          write_string(w, block.source.to_url());
+          w.EndObject();
+          return;
+        }
+        drop(fmt::format("{} blocks given by file id or as plain text", block_type_name(block.type)),
+             m);
+        return;
+      default:
+        drop(blocks_of(block), m);
+        return;
+    }
+  }
+
+  void write_ui_tool(JsonWriter& w, const Message& m, const Block& call, const Block* result,
+                     bool own) {
+    const JsonValue* invocation = own ? find_member(*call.json, "toolInvocation") : nullptr;
+    if (invocation != nullptr) {
+      // Version 4: the invocation is kept as it was read, its input patched.
+      ObjectWriter object(w, call.json);
+      object.set("toolInvocation", [&](JsonWriter& iw) {
+        ObjectWriter inner(iw, invocation);
+        if (!call.input.empty()) {
+          inner.set(find_member(*invocation, "args") != nullptr ? "args" : "input",
+                    [&call](JsonWriter& vw) { write_input(vw, call); });
+        }
+        inner.write();
+      });
+      object.write();
+      return;
+    }
+    ObjectWriter object(w, own ? call.json : nullptr);
+    if (!own) {
+      object.set_string("type", "dynamic-tool").set_string("toolName", call.name);
+    }
+    object.set_string("toolCallId", call.id);
+    if (!own || !call.input.empty()) {
+      object.set("input", [&call](JsonWriter& iw) { write_input(iw, call); });
+    }
+    if (result == nullptr) {
+      if (!own) {
+        object.set_string("state", "input-available");
+      }
+    } else if (result->is_error.value_or(false)) {
+      object.set_string("state", "output-error").set_string("errorText", result->result.joined_text());
+    } else {
+      const JsonValue* output = own ? find_member(*call.json, "output") : nullptr;
+      bool same = output != nullptr && same_content(output_value_content(*output), result->result);
+      if (!same) {
+        object.set_string("state", "output-available");
+        object.set_string("output", result->result.is_blocks() ? result->result.joined_text()
+                                                                : result->result.text);
+        for (const Block& block : result->result.blocks) {
+          if (block.type != BlockType::text) {
+            drop(fmt::format("{} in tool results", blocks_of(block)), m);
+          }
+        }
+      }
+    }
+    object.write();
+  }
+
+  ToolNames m_tool_names;
+};
+
+}  // namespace
+
+std::unique_ptr<Encoder> make_ai_sdk_encoder(LossReport& loss) {
+  return make_encoder<AiSdkEncoder>(loss);
+}
+
+}  // namespace convo
