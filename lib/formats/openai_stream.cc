@@ -411,6 +411,19 @@ class OpenAIReader final : public StreamReader {
 
   bool reads_parts() const override { return true; }
 
+  // A chat.completion body has choices too, with a `message` where a chunk's have
+  // a `delta`.
+  bool is_event(const JsonValue& doc) const override {
+    if (!is_openai_chunk(doc) || string_member(doc, "object").value_or("") == "chat.completion") {
+      return false;
+    }
+    const JsonValue* choices = find_member(doc, "choices");
+    return choices == nullptr || !choices->IsArray() ||
+           std::none_of(choices->GetArray().begin(), choices->GetArray().end(), [](const JsonValue& choice) {
+             return choice.IsObject() && find_member(choice, "message") != nullptr;
+           });
+  }
+
   std::string read_parts(const StreamEvent& event, const JsonValue& doc,
                          std::vector<StreamPart>& out) override {
     (void)event;

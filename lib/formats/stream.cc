@@ -1,6 +1,10 @@
 #include "formats/stream.h"
 
+#include "sse_reader.h"
+
 namespace convo {
+
+bool StreamReader::is_event(const JsonValue& doc) const { return claims(StreamEvent{}, doc); }
 
 StopReason stop_reason_named(std::string_view name) {
   if (name == "end_turn" || name == "stop") {

@@ -159,6 +159,9 @@ class StreamReader {
 
   // True when it can read its events as parts.
   virtual bool reads_parts() const { return false; }
+  // True when `doc`, the first JSON line of an input, is one of its events rather
+  // than a whole response body (which `claims` may also take).
+  virtual bool is_event(const JsonValue& doc) const;
   // Appends the parts the event it claims brings to `out`. Returns why the event
   // cannot be read, or "". Holds no more than the open block needs.
   virtual std::string read_parts(const StreamEvent& event, const JsonValue& doc,

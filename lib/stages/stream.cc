@@ -94,10 +94,8 @@ bool begins_stream(std::string_view line, const std::vector<std::unique_ptr<Stre
   if (string_member(doc, "type").value_or("") == "error") {
     return true;
   }
-  StreamEvent event;
-  return std::any_of(readers.begin(), readers.end(), [&](const auto& reader) {
-    return reader->reads_parts() && reader->claims(event, doc);
-  });
+  return std::any_of(readers.begin(), readers.end(),
+                     [&](const auto& reader) { return reader->reads_parts() && reader->is_event(doc); });
 }
 
 std::vector<std::unique_ptr<StreamReader>> part_readers() {
@@ -400,6 +398,9 @@ std::vector<StreamPart> parts_of_message(const Message& message, std::size_t chu
   StreamPart finish;
   finish.kind = StreamPart::Kind::finish;
   finish.stop = stop_reason_named(message.envelope.stop_reason);
+  if (message.json != nullptr && message.json->IsObject()) {
+    finish.stop_sequence = std::string(string_member(*message.json, "stop_sequence").value_or(""));
+  }
   finish.usage = usage;
   parts.push_back(std::move(finish));
   StreamPart end;
