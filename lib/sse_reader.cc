@@ -17,6 +17,19 @@ StreamEventReader::StreamEventReader(std::unique_ptr<ByteSource> input, std::str
     : m_input(std::move(input)),
       m_file(std::make_shared<const std::string>(std::move(display_name))) {}
 
+bool StreamEventReader::has_buffered_event() const {
+  std::size_t newline = m_buffer.find('\n', m_begin);
+  if (newline == std::string::npos) {
+    return false;
+  }
+  std::size_t first = m_buffer.find_first_not_of(" \t\r", m_begin);
+  if (first < newline && (m_buffer[first] == '{' || m_buffer[first] == '[')) {
+    return true;
+  }
+  std::size_t end = std::min(m_buffer.find("\n\n", m_begin), m_buffer.find("\n\r\n", m_begin));
+  return end != std::string::npos && m_buffer.find("data:", m_begin) < end;
+}
+
 bool StreamEventReader::next_line(std::string& line) {
   for (;;) {
     std::size_t newline = m_buffer.find('\n', m_begin);

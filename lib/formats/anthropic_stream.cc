@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -283,6 +284,7 @@ class AnthropicReader final : public StreamReader {
       }
       m_live = true;
       m_usage = Usage{};
+      m_raw_blocks.clear();
       StreamPart part;
       part.kind = StreamPart::Kind::begin;
       part.id = std::string(string_member(*message, "id").value_or(""));
@@ -326,6 +328,7 @@ class AnthropicReader final : public StreamReader {
         part.block = BlockType::unknown;
         part.name = std::string(block_type);
         part.raw = to_json(*block);
+        m_raw_blocks.push_back(at);
       }
       out.push_back(std::move(part));
       if (!first.empty()) {
@@ -346,6 +349,13 @@ class AnthropicReader final : public StreamReader {
       StreamPart part;
       part.kind = StreamPart::Kind::delta;
       part.index = at;
+      if (std::find(m_raw_blocks.begin(), m_raw_blocks.end(), at) != m_raw_blocks.end()) {
+        // A block of another kind (a server tool's input): its delta as it came.
+        part.raw = to_json(*delta);
+        part.text = std::string(string_member(*delta, "partial_json").value_or(""));
+        out.push_back(std::move(part));
+        return "";
+      }
       if (delta_type == "text_delta") {
         part.text = std::string(string_member(*delta, "text").value_or(""));
       } else if (delta_type == "thinking_delta") {
@@ -384,6 +394,7 @@ class AnthropicReader final : public StreamReader {
     }
     if (type == "message_stop") {
       m_live = false;
+      m_raw_blocks.clear();
       StreamPart part;
       part.kind = StreamPart::Kind::end;
       out.push_back(std::move(part));
@@ -420,6 +431,7 @@ class AnthropicReader final : public StreamReader {
   // Live reading: a message is open, and its usage so far.
   bool m_live = false;
   Usage m_usage;
+  std::vector<std::size_t> m_raw_blocks;  // blocks of other kinds, passed on as they came
 };
 
 }  // namespace

@@ -148,7 +148,15 @@ class AnthropicWriter final : public StreamWriter {
 
   void delta(const StreamPart& part, std::string& out, LossReport& loss, const Location& where) {
     auto index = index_of(part.index);
-    if (!index || part.text.empty()) {
+    if (!index) {
+      return;
+    }
+    if (!part.raw.empty() && m_type[*index] == BlockType::unknown) {
+      event(out, "content_block_delta",
+            fmt::format(R"({{"type":"content_block_delta","index":{},"delta":{}}})", *index, part.raw));
+      return;
+    }
+    if (part.text.empty()) {
       return;
     }
     std::string_view type;

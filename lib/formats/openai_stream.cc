@@ -522,6 +522,12 @@ class OpenAIReader final : public StreamReader {
  private:
   // Live reading: what the open response needs, its open block and its tool calls'
   // numbers (a few bytes each), never its text.
+  struct Waiting {
+    std::int64_t index = 0;
+    std::string id;
+    std::string name;
+    std::string arguments;  // held until the call begins
+  };
   struct Live {
     bool begun = false;
     bool finished = false;  // a finish_reason came
@@ -531,11 +537,20 @@ class OpenAIReader final : public StreamReader {
     BlockType open_type = BlockType::text;
     std::optional<std::int64_t> open_call;  // the tool call index of the open block
     std::vector<std::int64_t> calls;        // tool call indexes seen
+    std::vector<Waiting> waiting;           // calls named while another is open
     StopReason stop = StopReason::none;
     Usage usage;
   };
 
+  // Ends the open block, after beginning (and ending) every waiting call in turn.
   void close_block(std::vector<StreamPart>& out) {
+    if (!m_live.waiting.empty()) {
+      begin_waiting(m_live.waiting.back().index, out);
+    }
+    end_open_block(out);
+  }
+
+  void end_open_block(std::vector<StreamPart>& out) {
     if (m_live.open) {
       StreamPart part;
       part.kind = StreamPart::Kind::block_end;
@@ -547,7 +562,7 @@ class OpenAIReader final : public StreamReader {
   }
 
   std::size_t open_block(BlockType type, std::vector<StreamPart>& out, StreamPart part = {}) {
-    close_block(out);
+    end_open_block(out);
     part.kind = StreamPart::Kind::block_begin;
     part.block = type;
     part.index = m_live.blocks++;
@@ -559,6 +574,7 @@ class OpenAIReader final : public StreamReader {
 
   void text_delta(BlockType type, std::string_view text, std::vector<StreamPart>& out) {
     if (!m_live.open || m_live.open_type != type) {
+      close_block(out);
       open_block(type, out);
     }
     StreamPart part;
@@ -568,6 +584,11 @@ class OpenAIReader final : public StreamReader {
     out.push_back(std::move(part));
   }
 
+  // A tool-call fragment. Calls are blocks one after another; OpenAI may name a
+  // call before the last one's arguments are done (parallel calls named first, then
+  // their arguments in turn). So a call named while another is open waits, its
+  // arguments held, until a fragment of it brings arguments: then the open call is
+  // taken as done. Only a call that goes on after it was taken as done cannot be said.
   std::string call_delta(const JsonValue& call, std::vector<StreamPart>& out) {
     std::int64_t index = static_cast<std::int64_t>(m_live.calls.size());
     if (const JsonValue* i = find_member(call, "index"); i != nullptr && i->IsInt64()) {
@@ -580,21 +601,41 @@ class OpenAIReader final : public StreamReader {
     if (function != nullptr && function->IsObject()) {
       arguments = string_member(*function, "arguments").value_or("");
     }
-    if (m_live.open_call != index) {
+    if (m_live.open_call == index) {
+      call_arguments(arguments, out);
+      return "";
+    }
+    auto waiting = std::find_if(m_live.waiting.begin(), m_live.waiting.end(),
+                                [&](const Waiting& w) { return w.index == index; });
+    if (waiting == m_live.waiting.end()) {
       if (std::find(m_live.calls.begin(), m_live.calls.end(), index) != m_live.calls.end()) {
-        return fmt::format("tool call {} goes on after another block began; "
+        return fmt::format("tool call {} goes on after the next call's arguments began; "
                            "a stream of blocks one after another cannot say that",
                            index);
       }
       m_live.calls.push_back(index);
-      StreamPart part;
-      part.id = std::string(string_member(call, "id").value_or(""));
+      Waiting w;
+      w.index = index;
+      w.id = std::string(string_member(call, "id").value_or(""));
       if (function != nullptr && function->IsObject()) {
-        part.name = std::string(string_member(*function, "name").value_or(""));
+        w.name = std::string(string_member(*function, "name").value_or(""));
       }
-      open_block(BlockType::tool_use, out, std::move(part));
-      m_live.open_call = index;
+      m_live.waiting.push_back(std::move(w));
+      waiting = m_live.waiting.end() - 1;
+      if (!m_live.open_call) {
+        begin_waiting(index, out);  // no call open: it begins at once
+        call_arguments(arguments, out);
+        return "";
+      }
     }
+    waiting->arguments += arguments;
+    if (!arguments.empty()) {
+      begin_waiting(index, out);
+    }
+    return "";
+  }
+
+  void call_arguments(std::string_view arguments, std::vector<StreamPart>& out) {
     if (!arguments.empty()) {
       StreamPart part;
       part.kind = StreamPart::Kind::delta;
@@ -602,7 +643,24 @@ class OpenAIReader final : public StreamReader {
       part.text = std::string(arguments);
       out.push_back(std::move(part));
     }
-    return "";
+  }
+
+  // Begins the waiting calls up to call `index` in the order they were named, the
+  // open block and all but the last ending; call `index` stays open.
+  void begin_waiting(std::int64_t index, std::vector<StreamPart>& out) {
+    while (!m_live.waiting.empty()) {
+      Waiting w = std::move(m_live.waiting.front());
+      m_live.waiting.erase(m_live.waiting.begin());
+      StreamPart part;
+      part.id = std::move(w.id);
+      part.name = std::move(w.name);
+      open_block(BlockType::tool_use, out, std::move(part));
+      m_live.open_call = w.index;
+      call_arguments(w.arguments, out);
+      if (w.index == index) {
+        return;
+      }
+    }
   }
 
   void read_usage(const JsonValue& usage) {

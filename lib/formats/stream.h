@@ -52,7 +52,8 @@ struct StreamPart {
     begin,        // a response starts: `id`, `model`, `created`, `usage` (the prompt's tokens)
     block_begin,  // block `index` of type `block` starts: tool_use has `id` and `name`;
                   // redacted_thinking its data in `text`; another type its JSON in `raw`
-    delta,        // `text` extends block `index`: text, thinking, or a tool input's JSON text
+    delta,        // `text` extends block `index`: text, thinking, or a tool input's JSON text;
+                  // for a block given in `raw`, `raw` is the delta as its protocol gave it
     signature,    // `text` extends thinking block `index`'s signature
     block_end,    // block `index` is complete
     finish,       // the response stops: `stop`, `stop_sequence`, `usage` (the final counts)

@@ -126,8 +126,12 @@ class Translator {
       last = event.where;
       if (!m_bytes.empty()) {
         m_out.write(m_bytes);
-        m_out.flush();  // the client sees each event as soon as it is translated
         m_bytes.clear();
+      }
+      if (!reader.has_buffered_event()) {
+        // The client sees each event as soon as it is translated; when more of the
+        // input has arrived already, it comes with the next one, a moment later.
+        m_out.flush();
       }
     }
     if (m_open) {
