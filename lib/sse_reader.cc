@@ -18,16 +18,29 @@ StreamEventReader::StreamEventReader(std::unique_ptr<ByteSource> input, std::str
       m_file(std::make_shared<const std::string>(std::move(display_name))) {}
 
 bool StreamEventReader::has_buffered_event() const {
-  std::size_t newline = m_buffer.find('\n', m_begin);
-  if (newline == std::string::npos) {
-    return false;
+  // Line by line up to the event's end, so that the look costs what the event does.
+  bool data = false;
+  for (std::size_t at = m_begin;;) {
+    std::size_t newline = m_buffer.find('\n', at);
+    if (newline == std::string::npos) {
+      return false;
+    }
+    std::string_view line(m_buffer.data() + at, newline - at);
+    if (!line.empty() && line.back() == '\r') {
+      line = line.substr(0, line.size() - 1);
+    }
+    std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos) {
+      if (data) {
+        return true;  // the empty line that ends an event with data
+      }
+    } else if (at == m_begin && (line[first] == '{' || line[first] == '[')) {
+      return true;  // a JSON line, whole
+    } else if (line.substr(0, 5) == "data:") {
+      data = true;
+    }
+    at = newline + 1;
   }
-  std::size_t first = m_buffer.find_first_not_of(" \t\r", m_begin);
-  if (first < newline && (m_buffer[first] == '{' || m_buffer[first] == '[')) {
-    return true;
-  }
-  std::size_t end = std::min(m_buffer.find("\n\n", m_begin), m_buffer.find("\n\r\n", m_begin));
-  return end != std::string::npos && m_buffer.find("data:", m_begin) < end;
 }
 
 bool StreamEventReader::next_line(std::string& line) {
