@@ -4,7 +4,8 @@
 // via client.messages.stream, OpenAI's ChatCompletionStream via
 // client.chat.completions.stream); the SDK's final message must equal the body
 // convo started from. Then the same across protocols: the body's stream translated
-// live by a second `convo stream --to OTHER`, read by the other SDK.
+// live by a second `convo stream --to OTHER`, read by the other SDK. And an error
+// event or a cut-off stream, written by convo, makes each SDK raise the error.
 //
 //   node sdk_streams.mjs --convo BINARY [--corpus DIR]
 //
@@ -263,6 +264,37 @@ for (const file of bodies) {
                 `${q} stream --to openai --include-usage --chunk-size 5 "$1" 2>/dev/null | ${q} stream --to anthropic 2>/dev/null`);
   }
 }
+// Error and cut-off streams: each SDK must raise the error convo's error event
+// carries, not end with a message.
+const errorStream =
+  'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_e","type":"message","role":"assistant","model":"m","content":[],"usage":{"input_tokens":1,"output_tokens":1}}}\n\n' +
+  'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n' +
+  'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}\n\n';
+const failing = [
+  ["an error event", errorStream + 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n', /Overloaded/],
+  ["a cut-off stream", errorStream, /incomplete/],
+];
+for (const [what, stream, message] of failing) {
+  for (const [target, read] of [["anthropic", anthropicReads], ["openai", openaiReads]]) {
+    const name = `${what} -> ${target} stream -> its SDK raises the error`;
+    const t = (tally[name] ??= { agree: 0, lossy: 0, differ: 0 });
+    const result = spawnSync(convo, ["stream", "--to", target], { input: stream, encoding: "utf8" });
+    let raised = "";
+    try {
+      await read(result.stdout);
+    } catch (error) {
+      raised = String(error?.message ?? error);
+    }
+    if (result.status === 3 && message.test(raised)) {
+      t.agree++;
+    } else {
+      t.differ++;
+      failures++;
+      console.log(`*** ${name}: exit ${result.status}, the SDK raised ${JSON.stringify(raised)}`);
+    }
+  }
+}
+
 server.close();
 for (const [name, t] of Object.entries(tally)) {
   console.log(`${name}: ${t.agree + t.lossy} of ${t.agree + t.lossy + t.differ} agree (${t.lossy} with counted losses)`);
