@@ -282,17 +282,24 @@ class AnthropicReader final : public StreamReader {
       if (message == nullptr || !message->IsObject()) {
         return "message_start has no \"message\"";
       }
+      std::string id(string_member(*message, "id").value_or(""));
+      if (m_live && id == m_live_id) {
+        return "";  // a repeated message_start of the same message
+      }
       m_live = true;
+      m_live_id = id;
       m_usage = Usage{};
       m_raw_blocks.clear();
       StreamPart part;
       part.kind = StreamPart::Kind::begin;
-      part.id = std::string(string_member(*message, "id").value_or(""));
+      part.id = id;
       part.model = std::string(string_member(*message, "model").value_or(""));
       if (const JsonValue* usage = find_member(*message, "usage"); usage != nullptr && usage->IsObject()) {
         read_usage(*usage);
       }
       part.usage = m_usage;
+      part.from = Format::anthropic;
+      part.raw_event = to_json(doc);
       out.push_back(std::move(part));
       return "";
     }
@@ -330,6 +337,8 @@ class AnthropicReader final : public StreamReader {
         part.raw = to_json(*block);
         m_raw_blocks.push_back(at);
       }
+      part.from = Format::anthropic;
+      part.raw_event = to_json(*block);  // the block as it came, for an Anthropic writer
       out.push_back(std::move(part));
       if (!first.empty()) {
         StreamPart delta;
@@ -366,7 +375,7 @@ class AnthropicReader final : public StreamReader {
         part.kind = StreamPart::Kind::signature;
         part.text = std::string(string_member(*delta, "signature").value_or(""));
       } else {
-        return "";  // citations_delta and newer kinds: nothing a part holds
+        part.raw = to_json(*delta);  // citations_delta and newer kinds: as they came
       }
       out.push_back(std::move(part));
       return "";
@@ -389,6 +398,8 @@ class AnthropicReader final : public StreamReader {
         read_usage(*usage);  // cumulative: replaces message_start's, key by key
       }
       part.usage = m_usage;
+      part.from = Format::anthropic;
+      part.raw_event = to_json(doc);
       out.push_back(std::move(part));
       return "";
     }
@@ -430,6 +441,7 @@ class AnthropicReader final : public StreamReader {
   std::unique_ptr<AnthropicResponse> m_response;
   // Live reading: a message is open, and its usage so far.
   bool m_live = false;
+  std::string m_live_id;
   Usage m_usage;
   std::vector<std::size_t> m_raw_blocks;  // blocks of other kinds, passed on as they came
 };

@@ -48,6 +48,10 @@ class AnthropicWriter final : public StreamWriter {
              const Location& where) override {
     switch (part.kind) {
       case StreamPart::Kind::begin:
+        if (part.from == Format::anthropic && !part.raw_event.empty()) {
+          event(out, "message_start", part.raw_event);  // its own event, as it came
+          return;
+        }
         event(out, "message_start",
               fmt::format(R"({{"type":"message_start","message":{{"id":{},"type":"message","role":"assistant","model":{},"content":[],"stop_reason":null,"stop_sequence":null,"usage":{}}}}})",
                           json_quote(part.id), json_quote(part.model), usage_json(begin_usage(part.usage))));
@@ -72,6 +76,10 @@ class AnthropicWriter final : public StreamWriter {
         }
         return;
       case StreamPart::Kind::finish: {
+        if (part.from == Format::anthropic && !part.raw_event.empty()) {
+          event(out, "message_delta", part.raw_event);
+          return;
+        }
         std::string_view stop = stop_reason_text(part.stop);
         event(out, "message_delta",
               fmt::format(R"({{"type":"message_delta","delta":{{"stop_reason":{},"stop_sequence":{}}},"usage":{}}})",
@@ -139,6 +147,9 @@ class AnthropicWriter final : public StreamWriter {
         block = part.raw;  // a block of its own kind (server tool use, ...), as it came
         break;
     }
+    if (part.from == Format::anthropic && !part.raw_event.empty()) {
+      block = part.raw_event;  // its own block, as it came
+    }
     std::size_t index = m_next++;
     m_index[part.index] = index;
     m_type[index] = part.block;
@@ -151,7 +162,7 @@ class AnthropicWriter final : public StreamWriter {
     if (!index) {
       return;
     }
-    if (!part.raw.empty() && m_type[*index] == BlockType::unknown) {
+    if (!part.raw.empty()) {  // a delta of its own protocol, as it came
       event(out, "content_block_delta",
             fmt::format(R"({{"type":"content_block_delta","index":{},"delta":{}}})", *index, part.raw));
       return;

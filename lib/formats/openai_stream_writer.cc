@@ -53,7 +53,7 @@ class OpenAIWriter final : public StreamWriter {
         block_begin(part, out, loss, where);
         return;
       case StreamPart::Kind::delta:
-        delta(part, out);
+        delta(part, out, loss, where);
         return;
       case StreamPart::Kind::signature:
         if (!part.text.empty()) {
@@ -124,9 +124,16 @@ class OpenAIWriter final : public StreamWriter {
     }
   }
 
-  void delta(const StreamPart& part, std::string& out) {
+  void delta(const StreamPart& part, std::string& out, LossReport& loss, const Location& where) {
     auto type = m_type.find(part.index);
-    if (type == m_type.end() || part.text.empty()) {
+    if (type == m_type.end()) {
+      return;
+    }
+    if (!part.raw.empty() && part.text.empty()) {
+      loss.drop(Format::openai, "citations and other deltas of Anthropic blocks", where);
+      return;
+    }
+    if (part.text.empty()) {
       return;
     }
     if (type->second == BlockType::tool_use) {

@@ -53,7 +53,8 @@ struct StreamPart {
     block_begin,  // block `index` of type `block` starts: tool_use has `id` and `name`;
                   // redacted_thinking its data in `text`; another type its JSON in `raw`
     delta,        // `text` extends block `index`: text, thinking, or a tool input's JSON text;
-                  // for a block given in `raw`, `raw` is the delta as its protocol gave it
+                  // `raw`, when set, is the delta as its protocol gave it (a server
+                  // tool's input, citations), for a writer of that protocol
     signature,    // `text` extends thinking block `index`'s signature
     block_end,    // block `index` is complete
     finish,       // the response stops: `stop`, `stop_sequence`, `usage` (the final counts)
@@ -69,6 +70,12 @@ struct StreamPart {
   std::int64_t created = 0;  // OpenAI's `created` (seconds); 0 when not known
   std::string text;
   std::string raw;
+  // begin, block_begin and finish read from a stream: the protocol they were read
+  // from, and the event (for block_begin, the block) as it came (`raw_event`), which
+  // a writer of that protocol writes as it is, so that members parts do not model
+  // (usage details, context management, citations) pass.
+  Format from = Format::none;
+  std::string raw_event;
   StopReason stop = StopReason::none;
   std::string stop_sequence;
   std::string error_type;
