@@ -17,6 +17,32 @@ StreamEventReader::StreamEventReader(std::unique_ptr<ByteSource> input, std::str
     : m_input(std::move(input)),
       m_file(std::make_shared<const std::string>(std::move(display_name))) {}
 
+bool StreamEventReader::has_buffered_event() const {
+  // Line by line up to the event's end, so that the look costs what the event does.
+  bool data = false;
+  for (std::size_t at = m_begin;;) {
+    std::size_t newline = m_buffer.find('\n', at);
+    if (newline == std::string::npos) {
+      return false;
+    }
+    std::string_view line(m_buffer.data() + at, newline - at);
+    if (!line.empty() && line.back() == '\r') {
+      line = line.substr(0, line.size() - 1);
+    }
+    std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos) {
+      if (data) {
+        return true;  // the empty line that ends an event with data
+      }
+    } else if (at == m_begin && (line[first] == '{' || line[first] == '[')) {
+      return true;  // a JSON line, whole
+    } else if (line.substr(0, 5) == "data:") {
+      data = true;
+    }
+    at = newline + 1;
+  }
+}
+
 bool StreamEventReader::next_line(std::string& line) {
   for (;;) {
     std::size_t newline = m_buffer.find('\n', m_begin);

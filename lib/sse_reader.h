@@ -36,6 +36,10 @@ class StreamEventReader {
   const std::shared_ptr<const std::string>& file() const { return m_file; }
   // Where the input ended: its last line.
   Location end() const { return Location{m_file, m_line, 0}; }
+  // True when the next event (a JSON line, or an SSE event with data and its empty
+  // line) has arrived whole already, so that `next` will not wait for the input: a
+  // live translator flushes only when the input has nothing more for it yet.
+  bool has_buffered_event() const;
 
  private:
   bool next_line(std::string& line);

@@ -78,6 +78,23 @@ convo_install_ai_sdk() {
     echo "notice: npm ci failed in $dir; the AI SDK schema tests will be skipped" >&2
 }
 
+# Installs the pinned official SDKs (@anthropic-ai/sdk, openai) that read the
+# streams `convo stream` writes (tests/sdk-streams), when node 20+ and npm are
+# here; otherwise those tests are skipped, with a notice.
+convo_install_sdk_streams() {
+  local dir=tests/sdk-streams
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 ||
+     [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
+    echo "notice: node 20+ and npm are needed for the SDK stream tests; they will be skipped" >&2
+    return 0
+  fi
+  if [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
+    return 0
+  fi
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+    echo "notice: npm ci failed in $dir; the SDK stream tests will be skipped" >&2
+}
+
 # Installs the pinned Claude Code of ../shared/cc-oracle (the harness that resumes a
 # session with the real `claude` against a loopback stand-in for the Messages API),
 # when the harness is beside this clone and npm is here; otherwise the cc-oracle

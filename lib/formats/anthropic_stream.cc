@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -267,6 +268,151 @@ class AnthropicReader final : public StreamReader {
                        id.empty() ? "(no id)" : id);
   }
 
+  bool reads_parts() const override { return true; }
+
+  std::string read_parts(const StreamEvent& event, const JsonValue& doc,
+                         std::vector<StreamPart>& out) override {
+    (void)event;
+    std::string_view type = string_member(doc, "type").value_or("");
+    if (type == "ping") {
+      return "";
+    }
+    if (type == "message_start") {
+      const JsonValue* message = find_member(doc, "message");
+      if (message == nullptr || !message->IsObject()) {
+        return "message_start has no \"message\"";
+      }
+      std::string id(string_member(*message, "id").value_or(""));
+      if (m_live && id == m_live_id) {
+        return "";  // a repeated message_start of the same message
+      }
+      m_live = true;
+      m_live_id = id;
+      m_usage = Usage{};
+      m_raw_blocks.clear();
+      StreamPart part;
+      part.kind = StreamPart::Kind::begin;
+      part.id = id;
+      part.model = std::string(string_member(*message, "model").value_or(""));
+      if (const JsonValue* usage = find_member(*message, "usage"); usage != nullptr && usage->IsObject()) {
+        read_usage(*usage);
+      }
+      part.usage = m_usage;
+      part.from = Format::anthropic;
+      part.raw_event = to_json(doc);
+      out.push_back(std::move(part));
+      return "";
+    }
+    if (!m_live) {
+      return fmt::format("{} before message_start", type);
+    }
+    const JsonValue* index = find_member(doc, "index");
+    std::size_t at = index != nullptr && index->IsUint64() ? static_cast<std::size_t>(index->GetUint64()) : 0;
+    if (type == "content_block_start") {
+      const JsonValue* block = find_member(doc, "content_block");
+      if (block == nullptr || !block->IsObject()) {
+        return "content_block_start has no \"content_block\"";
+      }
+      std::string_view block_type = string_member(*block, "type").value_or("");
+      StreamPart part;
+      part.kind = StreamPart::Kind::block_begin;
+      part.index = at;
+      std::string_view first;  // text the block starts with
+      if (block_type == "text") {
+        part.block = BlockType::text;
+        first = string_member(*block, "text").value_or("");
+      } else if (block_type == "thinking") {
+        part.block = BlockType::thinking;
+        first = string_member(*block, "thinking").value_or("");
+      } else if (block_type == "redacted_thinking") {
+        part.block = BlockType::redacted_thinking;
+        part.text = std::string(string_member(*block, "data").value_or(""));
+      } else if (block_type == "tool_use") {
+        part.block = BlockType::tool_use;
+        part.id = std::string(string_member(*block, "id").value_or(""));
+        part.name = std::string(string_member(*block, "name").value_or(""));
+      } else {
+        part.block = BlockType::unknown;
+        part.name = std::string(block_type);
+        part.raw = to_json(*block);
+        m_raw_blocks.push_back(at);
+      }
+      part.from = Format::anthropic;
+      part.raw_event = to_json(*block);  // the block as it came, for an Anthropic writer
+      out.push_back(std::move(part));
+      if (!first.empty()) {
+        StreamPart delta;
+        delta.kind = StreamPart::Kind::delta;
+        delta.index = at;
+        delta.text = std::string(first);
+        out.push_back(std::move(delta));
+      }
+      return "";
+    }
+    if (type == "content_block_delta") {
+      const JsonValue* delta = find_member(doc, "delta");
+      if (delta == nullptr || !delta->IsObject()) {
+        return "content_block_delta has no \"delta\"";
+      }
+      std::string_view delta_type = string_member(*delta, "type").value_or("");
+      StreamPart part;
+      part.kind = StreamPart::Kind::delta;
+      part.index = at;
+      if (std::find(m_raw_blocks.begin(), m_raw_blocks.end(), at) != m_raw_blocks.end()) {
+        // A block of another kind (a server tool's input): its delta as it came.
+        part.raw = to_json(*delta);
+        part.text = std::string(string_member(*delta, "partial_json").value_or(""));
+        out.push_back(std::move(part));
+        return "";
+      }
+      if (delta_type == "text_delta") {
+        part.text = std::string(string_member(*delta, "text").value_or(""));
+      } else if (delta_type == "thinking_delta") {
+        part.text = std::string(string_member(*delta, "thinking").value_or(""));
+      } else if (delta_type == "input_json_delta") {
+        part.text = std::string(string_member(*delta, "partial_json").value_or(""));
+      } else if (delta_type == "signature_delta") {
+        part.kind = StreamPart::Kind::signature;
+        part.text = std::string(string_member(*delta, "signature").value_or(""));
+      } else {
+        part.raw = to_json(*delta);  // citations_delta and newer kinds: as they came
+      }
+      out.push_back(std::move(part));
+      return "";
+    }
+    if (type == "content_block_stop") {
+      StreamPart part;
+      part.kind = StreamPart::Kind::block_end;
+      part.index = at;
+      out.push_back(std::move(part));
+      return "";
+    }
+    if (type == "message_delta") {
+      StreamPart part;
+      part.kind = StreamPart::Kind::finish;
+      if (const JsonValue* delta = find_member(doc, "delta"); delta != nullptr && delta->IsObject()) {
+        part.stop = stop_reason_named(string_member(*delta, "stop_reason").value_or(""));
+        part.stop_sequence = std::string(string_member(*delta, "stop_sequence").value_or(""));
+      }
+      if (const JsonValue* usage = find_member(doc, "usage"); usage != nullptr && usage->IsObject()) {
+        read_usage(*usage);  // cumulative: replaces message_start's, key by key
+      }
+      part.usage = m_usage;
+      part.from = Format::anthropic;
+      part.raw_event = to_json(doc);
+      out.push_back(std::move(part));
+      return "";
+    }
+    if (type == "message_stop") {
+      m_live = false;
+      m_raw_blocks.clear();
+      StreamPart part;
+      part.kind = StreamPart::Kind::end;
+      out.push_back(std::move(part));
+    }
+    return "";
+  }
+
   AssembledResponse end(std::string problem, Location where) override {
     AssembledResponse response;
     response.format = Format::anthropic;
@@ -280,7 +426,24 @@ class AnthropicReader final : public StreamReader {
   }
 
  private:
+  void read_usage(const JsonValue& usage) {
+    auto count = [&](std::string_view key, std::optional<std::int64_t>& to) {
+      if (const JsonValue* n = find_member(usage, key); n != nullptr && n->IsInt64()) {
+        to = n->GetInt64();
+      }
+    };
+    count("input_tokens", m_usage.input);
+    count("output_tokens", m_usage.output);
+    count("cache_read_input_tokens", m_usage.cache_read);
+    count("cache_creation_input_tokens", m_usage.cache_write);
+  }
+
   std::unique_ptr<AnthropicResponse> m_response;
+  // Live reading: a message is open, and its usage so far.
+  bool m_live = false;
+  std::string m_live_id;
+  Usage m_usage;
+  std::vector<std::size_t> m_raw_blocks;  // blocks of other kinds, passed on as they came
 };
 
 }  // namespace

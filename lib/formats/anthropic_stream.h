@@ -14,4 +14,8 @@ namespace convo {
 // A reader of Anthropic Messages streams, for the format's registry row.
 std::unique_ptr<StreamReader> make_anthropic_stream_reader();
 
+// A writer of Anthropic Messages streams (SSE, as the API sends them), for the
+// format's registry row (lib/formats/anthropic_stream_writer.cc).
+std::unique_ptr<StreamWriter> make_anthropic_stream_writer(const StreamWriterOptions& options);
+
 }  // namespace convo

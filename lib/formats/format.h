@@ -19,6 +19,8 @@ namespace convo {
 
 class Output;
 class StreamReader;
+class StreamWriter;
+struct StreamWriterOptions;
 
 enum class Format : std::uint8_t {
   none = 0,  // no known format: records are kept as they are and written through
@@ -308,6 +310,12 @@ struct FormatInfo {
   // A reader of its recorded streaming responses (lib/formats/stream.h); null when
   // it has no stream dialect.
   std::unique_ptr<StreamReader> (*make_stream_reader)() = nullptr;
+  // A writer of its streams (lib/formats/stream.h, `convo stream --to`); null when
+  // convo does not write them.
+  std::unique_ptr<StreamWriter> (*make_stream_writer)(const StreamWriterOptions& options) = nullptr;
+  // Its usage counts the cached prompt tokens in the input's count (OpenAI's
+  // prompt_tokens), where Anthropic's input_tokens leaves them out.
+  bool input_counts_cache = false;
 };
 
 // True when messages of `format` keep tool calls apart (FormatInfo::calls_apart).

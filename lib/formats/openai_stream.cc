@@ -409,6 +409,104 @@ class OpenAIReader final : public StreamReader {
         id.empty() ? "(no id)" : id);
   }
 
+  bool reads_parts() const override { return true; }
+
+  // A chat.completion body has choices too, with a `message` where a chunk's have
+  // a `delta`.
+  bool is_event(const JsonValue& doc) const override {
+    if (!is_openai_chunk(doc) || string_member(doc, "object").value_or("") == "chat.completion") {
+      return false;
+    }
+    const JsonValue* choices = find_member(doc, "choices");
+    return choices == nullptr || !choices->IsArray() ||
+           std::none_of(choices->GetArray().begin(), choices->GetArray().end(), [](const JsonValue& choice) {
+             return choice.IsObject() && find_member(choice, "message") != nullptr;
+           });
+  }
+
+  std::string read_parts(const StreamEvent& event, const JsonValue& doc,
+                         std::vector<StreamPart>& out) override {
+    (void)event;
+    std::string_view id = string_member(doc, "id").value_or("");
+    if (m_live.begun && m_live.finished && !id.empty() && id != m_live.id) {
+      finish(out);  // the next response starts, the last one having finished without [DONE]
+    }
+    if (!m_live.begun) {
+      m_live = Live{};
+      m_live.begun = true;
+      m_live.id = std::string(id);
+      StreamPart part;
+      part.kind = StreamPart::Kind::begin;
+      part.id = m_live.id;
+      part.model = std::string(string_member(doc, "model").value_or(""));
+      if (const JsonValue* created = find_member(doc, "created"); created != nullptr && created->IsInt64()) {
+        part.created = created->GetInt64();
+      }
+      out.push_back(std::move(part));
+    }
+    if (const JsonValue* usage = find_member(doc, "usage"); usage != nullptr && usage->IsObject()) {
+      read_usage(*usage);
+    }
+    const JsonValue* choices = find_member(doc, "choices");
+    if (choices == nullptr || !choices->IsArray()) {
+      return "";
+    }
+    for (const JsonValue& choice : choices->GetArray()) {
+      if (!choice.IsObject()) {
+        continue;
+      }
+      if (const JsonValue* i = find_member(choice, "index"); i != nullptr && i->IsInt64() && i->GetInt64() != 0) {
+        continue;  // a stream gives one response: its first choice
+      }
+      if (const JsonValue* delta = find_member(choice, "delta"); delta != nullptr && delta->IsObject()) {
+        for (std::string_view key : {std::string_view("reasoning_content"), std::string_view("reasoning")}) {
+          if (auto text = string_member(*delta, key); text && !text->empty()) {
+            text_delta(BlockType::thinking, *text, out);
+          }
+        }
+        for (std::string_view key : {std::string_view("content"), std::string_view("refusal")}) {
+          if (auto text = string_member(*delta, key); text && !text->empty()) {
+            text_delta(BlockType::text, *text, out);
+          }
+        }
+        if (const JsonValue* calls = find_member(*delta, "tool_calls"); calls != nullptr && calls->IsArray()) {
+          for (const JsonValue& call : calls->GetArray()) {
+            if (!call.IsObject()) {
+              continue;
+            }
+            if (std::string problem = call_delta(call, out); !problem.empty()) {
+              return problem;
+            }
+          }
+        }
+      }
+      if (auto reason = string_member(choice, "finish_reason")) {
+        close_block(out);
+        m_live.finished = true;
+        m_live.stop = stop_reason_named(*reason);
+      }
+    }
+    return "";
+  }
+
+  bool parts_end_marker(std::string_view data, std::vector<StreamPart>& out) override {
+    if (data != "[DONE]") {
+      return false;
+    }
+    if (m_live.begun) {
+      finish(out);
+    }
+    return true;
+  }
+
+  bool parts_at_input_end(std::vector<StreamPart>& out) override {
+    if (!m_live.begun || !m_live.finished) {
+      return false;
+    }
+    finish(out);
+    return true;
+  }
+
   AssembledResponse end(std::string problem, Location where) override {
     AssembledResponse response;
     response.format = Format::openai;
@@ -422,7 +520,189 @@ class OpenAIReader final : public StreamReader {
   }
 
  private:
+  // Live reading: what the open response needs, its open block and its tool calls'
+  // numbers (a few bytes each), never its text.
+  struct Waiting {
+    std::int64_t index = 0;
+    std::string id;
+    std::string name;
+    std::string arguments;  // held until the call begins
+  };
+  struct Live {
+    bool begun = false;
+    bool finished = false;  // a finish_reason came
+    std::string id;
+    std::size_t blocks = 0;  // blocks begun
+    std::optional<std::size_t> open;  // the open block
+    BlockType open_type = BlockType::text;
+    std::optional<std::int64_t> open_call;  // the tool call index of the open block
+    std::vector<std::int64_t> calls;        // tool call indexes seen
+    std::vector<Waiting> waiting;           // calls named while another is open
+    StopReason stop = StopReason::none;
+    Usage usage;
+  };
+
+  // Ends the open block, after beginning (and ending) every waiting call in turn.
+  void close_block(std::vector<StreamPart>& out) {
+    if (!m_live.waiting.empty()) {
+      begin_waiting(m_live.waiting.back().index, out);
+    }
+    end_open_block(out);
+  }
+
+  void end_open_block(std::vector<StreamPart>& out) {
+    if (m_live.open) {
+      StreamPart part;
+      part.kind = StreamPart::Kind::block_end;
+      part.index = *m_live.open;
+      out.push_back(std::move(part));
+      m_live.open.reset();
+      m_live.open_call.reset();
+    }
+  }
+
+  std::size_t open_block(BlockType type, std::vector<StreamPart>& out, StreamPart part = {}) {
+    end_open_block(out);
+    part.kind = StreamPart::Kind::block_begin;
+    part.block = type;
+    part.index = m_live.blocks++;
+    m_live.open = part.index;
+    m_live.open_type = type;
+    out.push_back(std::move(part));
+    return *m_live.open;
+  }
+
+  void text_delta(BlockType type, std::string_view text, std::vector<StreamPart>& out) {
+    if (!m_live.open || m_live.open_type != type) {
+      close_block(out);
+      open_block(type, out);
+    }
+    StreamPart part;
+    part.kind = StreamPart::Kind::delta;
+    part.index = *m_live.open;
+    part.text = std::string(text);
+    out.push_back(std::move(part));
+  }
+
+  // A tool-call fragment. Calls are blocks one after another; OpenAI may name a
+  // call before the last one's arguments are done (parallel calls named first, then
+  // their arguments in turn). So a call named while another is open waits, its
+  // arguments held, until a fragment of it brings arguments: then the open call is
+  // taken as done. Only a call that goes on after it was taken as done cannot be said.
+  std::string call_delta(const JsonValue& call, std::vector<StreamPart>& out) {
+    std::int64_t index = static_cast<std::int64_t>(m_live.calls.size());
+    if (const JsonValue* i = find_member(call, "index"); i != nullptr && i->IsInt64()) {
+      index = i->GetInt64();
+    } else if (m_live.open_call && string_member(call, "id").value_or("").empty()) {
+      index = *m_live.open_call;  // no index and no id: more of the open call
+    }
+    const JsonValue* function = find_member(call, "function");
+    std::string_view arguments;
+    if (function != nullptr && function->IsObject()) {
+      arguments = string_member(*function, "arguments").value_or("");
+    }
+    if (m_live.open_call == index) {
+      call_arguments(arguments, out);
+      return "";
+    }
+    auto waiting = std::find_if(m_live.waiting.begin(), m_live.waiting.end(),
+                                [&](const Waiting& w) { return w.index == index; });
+    if (waiting == m_live.waiting.end()) {
+      if (std::find(m_live.calls.begin(), m_live.calls.end(), index) != m_live.calls.end()) {
+        return fmt::format("tool call {} goes on after the next call's arguments began; "
+                           "a stream of blocks one after another cannot say that",
+                           index);
+      }
+      m_live.calls.push_back(index);
+      Waiting w;
+      w.index = index;
+      w.id = std::string(string_member(call, "id").value_or(""));
+      if (function != nullptr && function->IsObject()) {
+        w.name = std::string(string_member(*function, "name").value_or(""));
+      }
+      m_live.waiting.push_back(std::move(w));
+      waiting = m_live.waiting.end() - 1;
+      if (!m_live.open_call) {
+        begin_waiting(index, out);  // no call open: it begins at once
+        call_arguments(arguments, out);
+        return "";
+      }
+    }
+    waiting->arguments += arguments;
+    if (!arguments.empty()) {
+      begin_waiting(index, out);
+    }
+    return "";
+  }
+
+  void call_arguments(std::string_view arguments, std::vector<StreamPart>& out) {
+    if (!arguments.empty()) {
+      StreamPart part;
+      part.kind = StreamPart::Kind::delta;
+      part.index = *m_live.open;
+      part.text = std::string(arguments);
+      out.push_back(std::move(part));
+    }
+  }
+
+  // Begins the waiting calls up to call `index` in the order they were named, the
+  // open block and all but the last ending; call `index` stays open.
+  void begin_waiting(std::int64_t index, std::vector<StreamPart>& out) {
+    while (!m_live.waiting.empty()) {
+      Waiting w = std::move(m_live.waiting.front());
+      m_live.waiting.erase(m_live.waiting.begin());
+      StreamPart part;
+      part.id = std::move(w.id);
+      part.name = std::move(w.name);
+      open_block(BlockType::tool_use, out, std::move(part));
+      m_live.open_call = w.index;
+      call_arguments(w.arguments, out);
+      if (w.index == index) {
+        return;
+      }
+    }
+  }
+
+  void read_usage(const JsonValue& usage) {
+    auto count = [&](const JsonValue& object, std::string_view key) -> std::optional<std::int64_t> {
+      if (const JsonValue* n = find_member(object, key); n != nullptr && n->IsInt64()) {
+        return n->GetInt64();
+      }
+      return std::nullopt;
+    };
+    Usage u;
+    std::optional<std::int64_t> prompt = count(usage, "prompt_tokens");
+    if (const JsonValue* details = find_member(usage, "prompt_tokens_details");
+        details != nullptr && details->IsObject()) {
+      u.cache_read = count(*details, "cached_tokens");
+    }
+    if (prompt) {
+      u.input = *prompt - u.cache_read.value_or(0);
+    }
+    u.output = count(usage, "completion_tokens");
+    if (const JsonValue* details = find_member(usage, "completion_tokens_details");
+        details != nullptr && details->IsObject()) {
+      u.reasoning = count(*details, "reasoning_tokens");
+    }
+    m_live.usage = u;  // a running total with some providers: the last one stands
+  }
+
+  // The response ends whole: its open block, its stop reason and usage, its end.
+  void finish(std::vector<StreamPart>& out) {
+    close_block(out);
+    StreamPart part;
+    part.kind = StreamPart::Kind::finish;
+    part.stop = m_live.stop;
+    part.usage = m_live.usage;
+    out.push_back(std::move(part));
+    StreamPart end;
+    end.kind = StreamPart::Kind::end;
+    out.push_back(std::move(end));
+    m_live = Live{};
+  }
+
   std::unique_ptr<OpenAIResponse> m_response;
+  Live m_live;
 };
 
 }  // namespace

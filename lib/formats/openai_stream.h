@@ -14,4 +14,8 @@ namespace convo {
 // A reader of OpenAI chat completion chunk streams, for the format's registry row.
 std::unique_ptr<StreamReader> make_openai_stream_reader();
 
+// A writer of OpenAI chat completion chunk streams (SSE, as the API sends them),
+// for the format's registry row (lib/formats/openai_stream_writer.cc).
+std::unique_ptr<StreamWriter> make_openai_stream_writer(const StreamWriterOptions& options);
+
 }  // namespace convo

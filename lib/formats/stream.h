@@ -7,10 +7,15 @@
 // one reader has a response open at a time: an event another reader claims ends it
 // (`complete` says whether that loses anything), and so does the end of the input.
 // Readers do no I/O: they see events one by one and hand out `AssembledResponse`s
-// of their `format()`, which the stage decodes with that format's decoder. A
-// stream writer (messages -> one dialect's events) would sit beside it in the row.
+// of their `format()`, which the stage decodes with that format's decoder.
+//
+// Live translation (`convo stream`) uses the same readers another way: `read_parts`
+// turns each event, as it arrives, into `StreamPart`s, a response's steps in no
+// protocol's shape, holding only what the open block needs; and a `StreamWriter`
+// (`FormatInfo::make_stream_writer`) turns parts into its protocol's events.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -18,10 +23,85 @@
 
 #include "diagnostics.h"
 #include "formats/format.h"
+#include "message.h"
 
 namespace convo {
 
 struct StreamEvent;
+
+// Why a response stopped, in no protocol's words (Anthropic's stop_reason values;
+// OpenAI's finish_reason maps onto them).
+enum class StopReason : std::uint8_t {
+  none,           // not said
+  end_turn,       // OpenAI "stop"
+  max_tokens,     // OpenAI "length"
+  tool_use,       // OpenAI "tool_calls" (and "function_call")
+  stop_sequence,  // OpenAI "stop" too
+  refusal,        // OpenAI "content_filter"
+  pause_turn,     // OpenAI "stop"
+};
+
+// The stop reason a `stop_reason` or `finish_reason` string names, in either API's words.
+StopReason stop_reason_named(std::string_view name);
+
+// One step of a streamed response, in no protocol's shape. Blocks are numbered by
+// `index` in the order they begin; at most one is open at a time, and its deltas
+// come between its `block_begin` and `block_end`.
+struct StreamPart {
+  enum class Kind : std::uint8_t {
+    begin,        // a response starts: `id`, `model`, `created`, `usage` (the prompt's tokens)
+    block_begin,  // block `index` of type `block` starts: tool_use has `id` and `name`;
+                  // redacted_thinking its data in `text`; another type its JSON in `raw`
+    delta,        // `text` extends block `index`: text, thinking, or a tool input's JSON text;
+                  // `raw`, when set, is the delta as its protocol gave it (a server
+                  // tool's input, citations), for a writer of that protocol
+    signature,    // `text` extends thinking block `index`'s signature
+    block_end,    // block `index` is complete
+    finish,       // the response stops: `stop`, `stop_sequence`, `usage` (the final counts)
+    end,          // the response is whole (message_stop, [DONE])
+    error,        // the stream reported an error (`error_type`, `text`) or broke off
+  };
+  Kind kind = Kind::begin;
+  std::size_t index = 0;
+  BlockType block = BlockType::text;
+  std::string id;
+  std::string name;
+  std::string model;
+  std::int64_t created = 0;  // OpenAI's `created` (seconds); 0 when not known
+  std::string text;
+  std::string raw;
+  // begin, block_begin and finish read from a stream: the protocol they were read
+  // from, and the event (for block_begin, the block) as it came (`raw_event`), which
+  // a writer of that protocol writes as it is, so that members parts do not model
+  // (usage details, context management, citations) pass.
+  Format from = Format::none;
+  std::string raw_event;
+  StopReason stop = StopReason::none;
+  std::string stop_sequence;
+  std::string error_type;
+  // Token counts. `input` counts only the prompt tokens neither read from nor written
+  // to the cache (Anthropic's input_tokens); `cache_read`, `cache_write` those.
+  Usage usage;
+};
+
+// How a writer writes.
+struct StreamWriterOptions {
+  // OpenAI Chat: a last chunk with the usage and no choices, as the API sends it
+  // when the request has `stream_options.include_usage`.
+  bool include_usage = false;
+};
+
+// Writes one protocol's event stream from `StreamPart`s. A fresh writer is made for
+// each response; it holds only the numbering of blocks.
+class StreamWriter {
+ public:
+  virtual ~StreamWriter() = default;
+
+  // Appends the bytes of the events `part` makes (none, one or a few) to `out`.
+  // What the protocol cannot say is reported to `loss` (at `where`).
+  virtual void write(const StreamPart& part, std::string& out, LossReport& loss,
+                     const Location& where) = 0;
+};
 
 // One response put together from a stream.
 struct AssembledResponse {
@@ -82,6 +162,37 @@ class StreamReader {
   virtual std::string cut_off() const = 0;
   // Hands out the open response, ended by `problem` at `where` (empty: whole).
   virtual AssembledResponse end(std::string problem, Location where) = 0;
+
+  // --- Live reading: events to parts as they arrive (not used with `take`) ---
+
+  // True when it can read its events as parts.
+  virtual bool reads_parts() const { return false; }
+  // True when `doc`, the first JSON line of an input, is one of its events rather
+  // than a whole response body (which `claims` may also take).
+  virtual bool is_event(const JsonValue& doc) const;
+  // Appends the parts the event it claims brings to `out`. Returns why the event
+  // cannot be read, or "". Holds no more than the open block needs.
+  virtual std::string read_parts(const StreamEvent& event, const JsonValue& doc,
+                                 std::vector<StreamPart>& out) {
+    (void)event;
+    (void)doc;
+    (void)out;
+    return "its events cannot be translated";
+  }
+  // When `data` (not JSON) is its end-of-stream marker: appends the parts it brings
+  // and returns true.
+  virtual bool parts_end_marker(std::string_view data, std::vector<StreamPart>& out) {
+    (void)data;
+    (void)out;
+    return false;
+  }
+  // The input ended: appends the parts that end the open response when it is whole
+  // as it stands (an OpenAI stream with its finish_reason and no [DONE]) and returns
+  // true; false when it is cut off.
+  virtual bool parts_at_input_end(std::vector<StreamPart>& out) {
+    (void)out;
+    return false;
+  }
 };
 
 }  // namespace convo

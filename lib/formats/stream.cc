@@ -1,0 +1,31 @@
+#include "formats/stream.h"
+
+#include "sse_reader.h"
+
+namespace convo {
+
+bool StreamReader::is_event(const JsonValue& doc) const { return claims(StreamEvent{}, doc); }
+
+StopReason stop_reason_named(std::string_view name) {
+  if (name == "end_turn" || name == "stop") {
+    return StopReason::end_turn;
+  }
+  if (name == "max_tokens" || name == "length" || name == "model_context_window_exceeded") {
+    return StopReason::max_tokens;
+  }
+  if (name == "tool_use" || name == "tool_calls" || name == "function_call") {
+    return StopReason::tool_use;
+  }
+  if (name == "stop_sequence") {
+    return StopReason::stop_sequence;
+  }
+  if (name == "refusal" || name == "content_filter") {
+    return StopReason::refusal;
+  }
+  if (name == "pause_turn") {
+    return StopReason::pause_turn;
+  }
+  return StopReason::none;
+}
+
+}  // namespace convo

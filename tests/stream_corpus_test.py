@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Every recorded stream of the corpus (Anthropic and OpenAI Chat SSE) translated by
+`convo stream` to each protocol, and assembled again, spells the response the
+stream spelled: the same text, thinking, tool calls (id, name, input), stop reason
+and token counts. Differences that the target protocol cannot say are left out
+(an Anthropic thinking signature or server tool block in OpenAI chunks, text
+blocks run together in OpenAI's one content string), as convo's warning counts
+them. Exit 77 without the corpus.
+
+    stream_corpus_test.py CONVO_BINARY CORPUS_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+
+convo, corpus = sys.argv[1], sys.argv[2]
+dirs = [os.path.join(corpus, d) for d in ("anthropic-api", "openai-chat")]
+streams = sorted(os.path.join(root, name) for d in dirs if os.path.isdir(d)
+                 for root, _, names in os.walk(d) for name in names if name.endswith(".sse"))
+if not streams:
+    print("SKIPPED: no corpus streams (../shared/corpus)")
+    sys.exit(77)
+
+STOP = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use",
+        "function_call": "tool_use", "content_filter": "refusal", "stop_sequence": "end_turn",
+        "pause_turn": "end_turn"}
+
+
+def view(doc, coarse):
+    """The response as comparable: blocks (coarse: text and thinking joined, as
+    OpenAI Chat holds them), stop reason, token counts."""
+    blocks, usage = [], {}
+    if doc.get("type") == "message":
+        for b in doc.get("content", []):
+            t = b.get("type")
+            if t == "text":
+                blocks.append(("text", b.get("text", "")))
+            elif t == "thinking":
+                blocks.append(("thinking", b.get("thinking", ""), None if coarse else b.get("signature")))
+            elif t == "tool_use":
+                blocks.append(("tool_use", b.get("id"), b.get("name"), b.get("input")))
+            elif not coarse:
+                blocks.append((t, json.dumps(b, sort_keys=True)))
+        stop = doc.get("stop_reason")
+        u = doc.get("usage") or {}
+        usage = (u.get("input_tokens", 0), u.get("output_tokens", 0), u.get("cache_read_input_tokens", 0) or 0)
+    else:
+        choice = (doc.get("choices") or [{}])[0]
+        m = choice.get("message", {})
+        reasoning = m.get("reasoning_content") or m.get("reasoning")
+        if isinstance(reasoning, str) and reasoning:
+            blocks.append(("thinking", reasoning, None))
+        content = m.get("content")
+        if isinstance(content, list):
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+        if content:
+            blocks.append(("text", content))
+        for c in m.get("tool_calls") or []:
+            args = c.get("function", {}).get("arguments", "")
+            try:
+                args = json.loads(args)
+            except ValueError:
+                pass
+            blocks.append(("tool_use", c.get("id"), c.get("function", {}).get("name"), args))
+        stop = STOP.get(choice.get("finish_reason"), choice.get("finish_reason"))
+        u = doc.get("usage") or {}
+        cached = (u.get("prompt_tokens_details") or {}).get("cached_tokens", 0) or 0
+        usage = (u.get("prompt_tokens", 0) - cached, u.get("completion_tokens", 0), cached)
+    if coarse:
+        joined = []
+        for b in blocks:
+            if joined and b[0] in ("text", "thinking") and joined[-1][0] == b[0]:
+                joined[-1] = (b[0], joined[-1][1] + b[1]) + joined[-1][2:]
+            else:
+                joined.append(b)
+        thinking = [b for b in joined if b[0] == "thinking"]
+        text = [b for b in joined if b[0] == "text"]
+        tools = [b for b in joined if b[0] == "tool_use"]
+        blocks = [("thinking", "".join(b[1] for b in thinking)), ("text", "".join(b[1] for b in text))] + tools
+        stop = STOP.get(stop, stop)
+    return {"blocks": blocks, "stop": stop, "usage": usage}
+
+
+def run(command):
+    return subprocess.run(["sh", "-c", command], capture_output=True, text=True)
+
+
+def responses(text):
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+tally = {}
+failures = 0
+for path in streams:
+    q = f"'{path}'"
+    original = run(f"{convo} assemble --on-error skip {q}")
+    wanted = responses(original.stdout)
+    if not wanted:
+        continue
+    incomplete = original.returncode != 0 or "incomplete" in original.stderr or "error" in original.stderr
+    for target in ("anthropic", "openai"):
+        key = f"-> {target}"
+        t = tally.setdefault(key, [0, 0, 0])
+        out = run(f"{convo} stream --to {target} --include-usage {q} 2>/dev/null | {convo} assemble --on-error skip 2>/dev/null")
+        got = responses(out.stdout)
+        own = wanted[0].get("type") == "message" if target == "anthropic" else wanted[0].get("object") == "chat.completion"
+        coarse = not own
+        a = [view(d, coarse) for d in wanted]
+        b = [view(d, coarse) for d in got]
+        if incomplete:
+            # An error or cut-off stream: what arrived, then the target's error event.
+            a, b = a[:len(b)], b
+            for x in a + b:
+                x["stop"] = None
+                x["usage"] = None
+        if a == b:
+            t[0] += 1
+            if incomplete:
+                t[2] += 1
+        else:
+            t[1] += 1
+            failures += 1
+            print(f"*** {path} {key}:\n  assembled  {json.dumps(a)[:800]}\n  translated {json.dumps(b)[:800]}")
+for key, (same, differ, incomplete) in tally.items():
+    print(f"corpus streams {key}: {same} of {same + differ} spell the same response "
+          f"({incomplete} of them cut off or ending in an error, compared as far as they came)")
+sys.exit(1 if failures else 0)
