@@ -26,6 +26,7 @@ struct CheckArgs {
   std::vector<std::string> ignore;
   bool secrets = false;
   std::uint64_t max_tokens = 0;
+  double max_cost = 0;
   std::vector<std::string> forbid_tools;
   std::uint64_t max_tool_errors = 0;
   SecretsArgs secrets_args;
@@ -119,6 +120,11 @@ void add_check(CLI::App& app, Runner& run) {
                   "Report a conversation whose recorded usage (input, output, cache) passes N "
                   "tokens (max-tokens)")
       ->option_text("N");
+  sub->add_option("--max-cost", args->max_cost,
+                  "Report a conversation whose recorded usage costs more than USD, priced as "
+                  "convo usage prices (max-cost)")
+      ->option_text("USD")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--forbid-tools", args->forbid_tools,
                   "Report each call of these tools (comma-separated; forbidden-tool)")
       ->delimiter(',')
@@ -142,6 +148,9 @@ void add_check(CLI::App& app, Runner& run) {
     BudgetOptions budgets;
     if (sub->count("--max-tokens") > 0) {
       budgets.max_tokens = args->max_tokens;
+    }
+    if (sub->count("--max-cost") > 0) {
+      budgets.max_cost = args->max_cost;
     }
     if (sub->count("--max-tool-errors") > 0) {
       budgets.max_tool_errors = args->max_tool_errors;

@@ -291,6 +291,10 @@ struct FormatInfo {
   // A reader of its recorded streaming responses (lib/formats/stream.h); null when
   // it has no stream dialect.
   std::unique_ptr<StreamReader> (*make_stream_reader)() = nullptr;
+  // Its recorded usage counts cached input inside `Usage::input` (OpenAI's
+  // `prompt_tokens`, LangChain's `input_tokens`), not beside it as Anthropic's
+  // `input_tokens` does: `convo usage` subtracts `cache_read` before pricing.
+  bool usage_input_includes_cache = false;
 };
 
 // True when messages of `format` keep tool calls apart (FormatInfo::calls_apart).
