@@ -62,8 +62,7 @@ void add_sessions(CLI::App& app, Runner& run) {
         StderrDiagnostics diagnostics;
         run_stream(
             stream, [list] { return std::make_unique<SessionsStage>(list); },
-            [](Output&, LossReport&) { return std::make_unique<DiscardSink>(); }, out,
-            diagnostics);
+            [](Output&, LossReport&) { return std::make_unique<DiscardSink>(); }, out, diagnostics);
         std::vector<SessionSummary> sessions = list->sessions();
         out.write(args->format == "json" ? sessions_json(sessions) : sessions_table(sessions));
         return static_cast<int>(ExitCode::ok);

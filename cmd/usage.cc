@@ -94,8 +94,9 @@ void set_timezone(const std::string& name) {
 
 void add_usage(CLI::App& app, Runner& run) {
   auto args = std::make_shared<UsageArgs>();
-  CLI::App* sub = app.add_subcommand("usage", "Report tokens and cost by day, month, session, "
-                                              "block or model");
+  CLI::App* sub = app.add_subcommand("usage",
+                                     "Report tokens and cost by day, month, session, "
+                                     "block or model");
   sub->description(k_usage_help);
   sub->add_option("--by", args->by,
                   "Rows by day, month, session, block (5-hour billing blocks) or model")
@@ -106,8 +107,7 @@ void add_usage(CLI::App& app, Runner& run) {
       ->check(one_of({"table", "json", "csv"}, "--format value"));
   sub->add_option("--since", args->since, "Only from this date (YYYYMMDD or YYYY-MM-DD)")
       ->option_text("DATE");
-  sub->add_option("--until", args->until, "Only up to this date, inclusive")
-      ->option_text("DATE");
+  sub->add_option("--until", args->until, "Only up to this date, inclusive")->option_text("DATE");
   sub->add_option("--timezone", args->timezone,
                   "Time zone of days and months (default: TZ, the local zone)")
       ->option_text("ZONE");
@@ -142,8 +142,7 @@ void add_usage(CLI::App& app, Runner& run) {
         StderrDiagnostics diagnostics;
         run_stream(
             stream, [ledger] { return std::make_unique<UsageStage>(ledger); },
-            [](Output&, LossReport&) { return std::make_unique<DiscardSink>(); }, out,
-            diagnostics);
+            [](Output&, LossReport&) { return std::make_unique<DiscardSink>(); }, out, diagnostics);
         for (const std::string& model : ledger->unpriced_models()) {
           diagnostics.warning(Location{}, fmt::format("no price for model {}; its cost counts "
                                                       "as 0 (--prices FILE adds one)",

@@ -83,7 +83,8 @@ std::optional<std::int64_t> parse_timestamp(std::string_view text) {
       return std::nullopt;
     }
   }
-  std::int64_t days = days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+  std::int64_t days =
+      days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
   std::int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
   return seconds * 1000 + ms;
 }
@@ -92,8 +93,8 @@ std::string iso_timestamp(std::int64_t ms) {
   std::time_t seconds = static_cast<std::time_t>(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
   std::tm tm{};
   gmtime_r(&seconds, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900,
-                     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
                      ms - static_cast<std::int64_t>(seconds) * 1000);
 }
 
@@ -109,14 +110,12 @@ int date_of(std::int64_t ms, bool local) {
 }
 
 std::string date_text(int yyyymmdd) {
-  return fmt::format("{:04}-{:02}-{:02}", yyyymmdd / 10000, yyyymmdd / 100 % 100,
-                     yyyymmdd % 100);
+  return fmt::format("{:04}-{:02}-{:02}", yyyymmdd / 10000, yyyymmdd / 100 % 100, yyyymmdd % 100);
 }
 
 std::optional<int> parse_date(std::string_view text) {
   int y, m, d;
-  if (text.size() == 8 && digits(text, 0, 4, y) && digits(text, 4, 2, m) &&
-      digits(text, 6, 2, d)) {
+  if (text.size() == 8 && digits(text, 0, 4, y) && digits(text, 4, 2, m) && digits(text, 6, 2, d)) {
   } else if (text.size() == 10 && digits(text, 0, 4, y) && text[4] == '-' &&
              digits(text, 5, 2, m) && text[7] == '-' && digits(text, 8, 2, d)) {
   } else {

@@ -53,8 +53,8 @@ bool command_touches(std::string_view command, std::string_view path) {
     return hit;
   };
   for (char c : command) {
-    if (std::isspace(static_cast<unsigned char>(c)) || std::string_view("'\";|&<>()`=").find(c) !=
-                                                           std::string_view::npos) {
+    if (std::isspace(static_cast<unsigned char>(c)) ||
+        std::string_view("'\";|&<>()`=").find(c) != std::string_view::npos) {
       if (done()) {
         return true;
       }
@@ -303,8 +303,8 @@ std::string sessions_json(const std::vector<SessionSummary>& sessions) {
 
 std::string sessions_table(const std::vector<SessionSummary>& sessions) {
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"ID", "START", "DURATION", "MSGS", "TOKENS", "MODEL", "BRANCH", "CWD",
-                  "FIRST PROMPT"});
+  rows.push_back(
+      {"ID", "START", "DURATION", "MSGS", "TOKENS", "MODEL", "BRANCH", "CWD", "FIRST PROMPT"});
   for (const SessionSummary& s : sessions) {
     std::string prompt = s.first_prompt;
     if (prompt.size() > 60) {

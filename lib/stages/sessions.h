@@ -26,14 +26,14 @@ struct SessionsOptions {
 
 // What one session is, as listed.
 struct SessionSummary {
-  std::string id;       // sessionId, or the file's name without extensions
-  std::string file;     // the first file it was read from
+  std::string id;                          // sessionId, or the file's name without extensions
+  std::string file;                        // the first file it was read from
   std::optional<std::int64_t> start, end;  // first and last timestamps, ms
-  std::uint64_t messages = 0;  // user and assistant turns, subagents' too
-  std::uint64_t tokens = 0;    // recorded usage: input + output + cache, once a response
-  std::string model;           // the model of most responses ("" when none)
+  std::uint64_t messages = 0;              // user and assistant turns, subagents' too
+  std::uint64_t tokens = 0;  // recorded usage: input + output + cache, once a response
+  std::string model;         // the model of most responses ("" when none)
   std::string cwd, git_branch;
-  std::string first_prompt;    // the first real user text, on one line
+  std::string first_prompt;  // the first real user text, on one line
   bool matched_grep = false, matched_touching = false;
 };
 

@@ -101,8 +101,8 @@ double usage_cost(const UsageCount& count, const std::optional<double>& recorded
   if (price == nullptr) {
     return 0;
   }
-  return PriceTable::cost(*price, TokenCounts{count.input, count.output, count.cache_write,
-                                              count.cache_read});
+  return PriceTable::cost(
+      *price, TokenCounts{count.input, count.output, count.cache_write, count.cache_read});
 }
 
 void UsageCount::add(const UsageCount& other) {

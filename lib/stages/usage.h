@@ -30,7 +30,7 @@ enum class SplitUsage : std::uint8_t {
 
 struct UsageOptions {
   UsageBy by = UsageBy::day;
-  bool local_time = true;  // dates in the process's time zone (TZ); false: UTC
+  bool local_time = true;           // dates in the process's time zone (TZ); false: UTC
   std::optional<int> since, until;  // YYYYMMDD, inclusive
   SplitUsage split = SplitUsage::largest;
   const PriceTable* prices = nullptr;  // null: PriceTable::builtin()
@@ -67,7 +67,7 @@ struct UsageRow {
   // block: start, end (start + 5 h), last response, in ms since the epoch
   std::int64_t start = 0, end = 0, actual_end = 0;
   bool is_gap = false, is_active = false;
-  std::size_t entries = 0;    // responses counted
+  std::size_t entries = 0;  // responses counted
   UsageCount sum;
   std::vector<std::string> models_used;  // in order of first use, no "<synthetic>"
   // Per model (missing: "unknown"), by cost, highest first; no "<synthetic>".

@@ -108,22 +108,32 @@ class Pretty {
 
 const char* list_name(UsageBy by) {
   switch (by) {
-    case UsageBy::day: return "daily";
-    case UsageBy::month: return "monthly";
-    case UsageBy::session: return "sessions";
-    case UsageBy::block: return "blocks";
-    case UsageBy::model: return "models";
+    case UsageBy::day:
+      return "daily";
+    case UsageBy::month:
+      return "monthly";
+    case UsageBy::session:
+      return "sessions";
+    case UsageBy::block:
+      return "blocks";
+    case UsageBy::model:
+      return "models";
   }
   return "daily";
 }
 
 const char* key_name(UsageBy by) {
   switch (by) {
-    case UsageBy::day: return "date";
-    case UsageBy::month: return "month";
-    case UsageBy::session: return "sessionId";
-    case UsageBy::block: return "id";
-    case UsageBy::model: return "model";
+    case UsageBy::day:
+      return "date";
+    case UsageBy::month:
+      return "month";
+    case UsageBy::session:
+      return "sessionId";
+    case UsageBy::block:
+      return "id";
+    case UsageBy::model:
+      return "model";
   }
   return "date";
 }
@@ -242,11 +252,16 @@ std::string joined(const std::vector<std::string>& items, std::string_view separ
 
 const char* key_title(UsageBy by) {
   switch (by) {
-    case UsageBy::day: return "Date";
-    case UsageBy::month: return "Month";
-    case UsageBy::session: return "Session";
-    case UsageBy::block: return "Block Start";
-    case UsageBy::model: return "Model";
+    case UsageBy::day:
+      return "Date";
+    case UsageBy::month:
+      return "Month";
+    case UsageBy::session:
+      return "Session";
+    case UsageBy::block:
+      return "Block Start";
+    case UsageBy::model:
+      return "Model";
   }
   return "Date";
 }
@@ -333,13 +348,11 @@ std::string usage_table(const UsageReport& report) {
     cells.push_back(std::move(row));
   };
   add(key_title(report.by), "Models",
-      {"Input", "Output", "Cache Create", "Cache Read", "Reasoning", "Total Tokens",
-       "Cost (USD)"});
+      {"Input", "Output", "Cache Create", "Cache Read", "Reasoning", "Total Tokens", "Cost (USD)"});
   auto add_count = [&](std::string key, const UsageCount& c, std::string used) {
     add(std::move(key), std::move(used),
-        {thousands(c.input), thousands(c.output), thousands(c.cache_write),
-         thousands(c.cache_read), thousands(c.reasoning), thousands(c.total()),
-         fmt::format("${:.2f}", c.cost)});
+        {thousands(c.input), thousands(c.output), thousands(c.cache_write), thousands(c.cache_read),
+         thousands(c.reasoning), thousands(c.total()), fmt::format("${:.2f}", c.cost)});
   };
   for (const UsageRow& row : report.rows) {
     std::string key = row.key;
