@@ -58,3 +58,25 @@ TEST_CASE("sessions cuts a first prompt to one line", "[sessions]") {
   std::string cut = one_line(std::string(300, 'x'));
   CHECK(cut.size() == 203);
 }
+
+TEST_CASE("sessions takes a slash command as the first prompt, but /clear", "[sessions]") {
+  std::string text =
+      R"({"type":"user","sessionId":"s","uuid":"u0","message":{"role":"user","content":"<command-name>/clear</command-name>"}}
+{"type":"user","sessionId":"s","uuid":"u1","message":{"role":"user","content":"<command-message>init is analyzing</command-message>\n<command-name>/init</command-name>\n<command-args>fast</command-args>"}}
+{"type":"user","sessionId":"s","uuid":"u2","isMeta":true,"message":{"role":"user","content":"Please analyze this codebase"}}
+)";
+  auto sessions = sessions_of(text);
+  REQUIRE(sessions.size() == 1);
+  CHECK(sessions[0].first_prompt == "/init fast");
+}
+
+TEST_CASE("sessions of a subagent's file alone take its prompt and directory", "[sessions]") {
+  std::string text =
+      R"({"type":"user","sessionId":"s","uuid":"u0","isSidechain":true,"cwd":"/w","gitBranch":"b","message":{"role":"user","content":"Search the callers"}}
+)";
+  auto sessions = sessions_of(text);
+  REQUIRE(sessions.size() == 1);
+  CHECK(sessions[0].first_prompt == "Search the callers");
+  CHECK(sessions[0].cwd == "/w");
+  CHECK(sessions[0].git_branch == "b");
+}

@@ -74,12 +74,37 @@ bool is_prompt(std::string_view text) {
   }
   text.remove_prefix(start);
   for (std::string_view noise : {"<local-command", "<command-", "Caveat:", "[Request interrupted",
-                                 "<system-reminder>", "<bash-", "<user-memory-input>"}) {
+                                 "<system-reminder>", "<bash-", "<user-memory-input>", "<ide_"}) {
     if (text.compare(0, noise.size(), noise) == 0) {
       return false;
     }
   }
   return true;
+}
+
+// What is between <TAG> and </TAG> in `text`, or nothing.
+std::string_view tagged(std::string_view text, std::string_view tag) {
+  std::string open = "<" + std::string(tag) + ">";
+  std::string close = "</" + std::string(tag) + ">";
+  std::size_t start = text.find(open);
+  if (start == std::string_view::npos) {
+    return {};
+  }
+  start += open.size();
+  std::size_t end = text.find(close, start);
+  return end == std::string_view::npos ? std::string_view() : text.substr(start, end - start);
+}
+
+// A slash command the user typed, as Claude Code records it
+// (<command-name>/init</command-name><command-args>...</command-args>): "/init ...".
+// Empty for none, and for /clear, which only starts a session.
+std::string slash_command(std::string_view text) {
+  std::string_view name = tagged(text, "command-name");
+  if (name.empty() || name == "/clear") {
+    return {};
+  }
+  std::string_view args = tagged(text, "command-args");
+  return args.empty() ? std::string(name) : std::string(name) + " " + std::string(args);
 }
 
 std::string user_text(const Message& record) {
@@ -199,11 +224,13 @@ void SessionList::add(const Message& record) {
     s.start = s.start ? std::min(*s.start, *time) : *time;
     s.end = s.end ? std::max(*s.end, *time) : *time;
   }
-  if (s.cwd.empty() && !record.envelope.is_sidechain) {
-    s.cwd = record.envelope.cwd;
+  const bool side = record.envelope.is_sidechain;
+  std::string& cwd = side ? held.side_cwd : s.cwd;
+  if (cwd.empty()) {
+    cwd = record.envelope.cwd;
   }
-  if (!record.envelope.git_branch.empty() && !record.envelope.is_sidechain) {
-    s.git_branch = record.envelope.git_branch;  // the last one: where it ended
+  if (!record.envelope.git_branch.empty()) {
+    (side ? held.side_branch : s.git_branch) = record.envelope.git_branch;  // where it ended
   }
   if (!record.is_turn() || (record.role != Role::user && record.role != Role::assistant)) {
     return;
@@ -229,11 +256,16 @@ void SessionList::add(const Message& record) {
       }
     }
   }
-  if (record.role == Role::user && s.first_prompt.empty() && !record.envelope.is_sidechain &&
-      !record.envelope.is_meta && !record.envelope.is_compact_summary) {
-    std::string text = user_text(record);
-    if (is_prompt(text)) {
-      s.first_prompt = one_line(text);
+  std::string& prompt_of = side ? held.side_prompt : s.first_prompt;
+  if (record.role == Role::user && prompt_of.empty() && !record.envelope.is_meta &&
+      !record.envelope.is_compact_summary) {
+    std::string text = record.content.is_string() ? record.content.text
+                                                  : record.content.joined_text();
+    std::string command = slash_command(text);
+    if (!command.empty()) {
+      prompt_of = one_line(command);
+    } else if (std::string prompt = user_text(record); is_prompt(prompt)) {
+      prompt_of = one_line(prompt);
     }
   }
   if (!m_options.grep.empty() && !s.matched_grep && contains(record, m_options.grep)) {
@@ -258,6 +290,14 @@ std::vector<SessionSummary> SessionList::sessions() const {
       continue;
     }
     out.push_back(s);
+    SessionSummary& listed = out.back();
+    for (auto [mine, side] : {std::pair{&listed.first_prompt, &held.side_prompt},
+                              std::pair{&listed.cwd, &held.side_cwd},
+                              std::pair{&listed.git_branch, &held.side_branch}}) {
+      if (mine->empty()) {
+        *mine = *side;
+      }
+    }
     std::uint64_t most = 0;
     for (const auto& [model, n] : held.models) {
       if (n > most || (n == most && model < out.back().model)) {

@@ -59,6 +59,9 @@ class SessionList {
     SessionSummary summary;
     std::unordered_map<std::uint64_t, std::uint64_t> responses;  // id hash -> tokens counted
     std::unordered_map<std::string, std::uint64_t> models;
+    // From subagent records, for a session whose main thread is not among the
+    // inputs (a subagent's file alone).
+    std::string side_prompt, side_cwd, side_branch;
   };
   SessionsOptions m_options;
   std::vector<Held> m_sessions;
