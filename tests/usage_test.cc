@@ -149,3 +149,14 @@ TEST_CASE("timestamps parse ISO 8601 with zones", "[usage]") {
   CHECK(parse_date("2025-06-01") == 20250601);
   CHECK(!parse_date("2025/06/01"));
 }
+
+TEST_CASE("usage caps absurd counts instead of overflowing", "[usage]") {
+  std::string text;
+  for (const char* id : {"m1", "m2"}) {
+    std::string record = assistant(id, id, "x", 0, 0, 0, 0, "2025-06-01T10:00:00Z");
+    record.replace(record.find("\"input_tokens\":0"), 16, "\"input_tokens\":9223372036854775807");
+    text += record;
+  }
+  UsageReport report = report_of(text, {});
+  CHECK(report.totals.input == 2 * (std::int64_t{1} << 40));
+}

@@ -16,8 +16,11 @@ constexpr std::int64_t k_hour_ms = 3600 * 1000;
 constexpr std::int64_t k_block_ms = 5 * k_hour_ms;  // a billing block: 5 hours
 constexpr const char* k_synthetic = "<synthetic>";  // Claude Code's stand-in for no model
 
+// A recorded count, negative ones as 0 and absurd ones capped at 2^40 (a trillion
+// tokens, far past any response), so that sums of hostile input cannot overflow.
 std::int64_t count(const std::optional<std::int64_t>& value) {
-  return value && *value > 0 ? *value : 0;
+  constexpr std::int64_t k_most = std::int64_t{1} << 40;
+  return value && *value > 0 ? std::min(*value, k_most) : 0;
 }
 
 // The session's project: the directory that holds its file, above a subagent
