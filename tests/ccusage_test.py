@@ -12,7 +12,8 @@ into a temporary CLAUDE_CONFIG_DIR as projects/<sessionId>/<n>-<name>.jsonl
 of convo's --split-usage modes. Token counts must be equal and costs within
 1e-9 relative, except for the differences tests/ccusage_differences.txt lists
 with their reason; a listed difference that no longer occurs fails too, so the
-list stays true. Exit 77 (skipped) when ccusage is not installed
+list stays true (but for those whose reason starts "[ccusage's file order]",
+which come and go, with any values, with the order ccusage's glob lists files in). Exit 77 (skipped) when ccusage is not installed
 (scripts/setup.sh installs it) or the corpus is absent.
 
 golden: for each testdata/usage/CASE with ccusage-daily.json and
@@ -27,6 +28,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+# Differences that come and go with the order ccusage's glob lists files in: their
+# values may be any, and they need not occur.
+TAG = "[ccusage's file order]"
 FIELDS = ["inputTokens", "outputTokens", "cacheCreationTokens", "cacheReadTokens"]
 
 
@@ -122,14 +126,16 @@ def run_corpus(convo, src, corpus):
 
 def judge(diffs, accepted_path):
     accepted = read_accepted(accepted_path)
+    unstable = {d[:4] for d, reason in accepted.items() if reason.startswith(TAG)}
     status = 0
     for diff in diffs:
-        if diff not in accepted:
+        if diff not in accepted and diff[:4] not in unstable:
             print("*** unlisted difference (mode, by, key, field, convo, ccusage):",
                   "\t".join(diff))
             status = 1
-    for diff in accepted:
-        if diff not in diffs and diff[0] != "golden":
+    for diff, reason in accepted.items():
+        # ccusage's own order of files is not stable: such a line may not occur.
+        if diff not in diffs and not reason.startswith(TAG):
             print("*** listed difference no longer occurs:", "\t".join(diff))
             status = 1
     print(f"{len(diffs)} differences, all listed with their reason" if status == 0 else
