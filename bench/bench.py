@@ -135,6 +135,11 @@ BENCHMARKS = [
      " \"text\") | .text] | join(\"\")) else \"\" end)' {input}",
      "jq:buffer-string"),
     ("merge-runs", "cc", "{convo} merge-runs {input}", "parse-only"),
+    # Issue 18: reports over every record (usage keeps a small entry per response,
+    # sessions one summary per session).
+    ("usage by day", "cc", "{convo} usage {input}", "parse-only"),
+    ("usage by session", "cc", "{convo} usage --by session --format json {input}", "parse-only"),
+    ("sessions", "cc", "{convo} sessions {input}", "parse-only"),
     ("merge-runs", "oa", "{convo} merge-runs {input}", "parse-only"),
     ("convert openai to langchain", "oa", "{convo} convert --to langchain {input}", "parse-only"),
     ("convert openai to synaptic", "oa", "{convo} convert --to synaptic {input}", "parse-only"),
@@ -188,7 +193,8 @@ LANGCHAIN = [
 ]
 
 # Streaming benchmarks whose peak memory must not grow with the input (--memory).
-STREAMING = ["convert to own format", "filter human,ai", "buffer-string", "merge-runs"]
+STREAMING = ["convert to own format", "filter human,ai", "buffer-string", "merge-runs",
+             "usage by day", "sessions"]
 
 
 def build_parse_only():

@@ -27,6 +27,8 @@ struct CheckArgs {
   bool secrets = false;
   std::uint64_t max_tokens = 0;
   bool max_tokens_given = false;
+  double max_cost = 0;
+  bool max_cost_given = false;
   std::vector<std::string> forbid_tools;
   std::uint64_t max_tool_errors = 0;
   bool max_tool_errors_given = false;
@@ -103,6 +105,9 @@ int run_check(const CheckArgs& args) {
   ReportOptions options;
   if (args.max_tokens_given) {
     options.budgets.max_tokens = args.max_tokens;
+  }
+  if (args.max_cost_given) {
+    options.budgets.max_cost = args.max_cost;
   }
   if (args.max_tool_errors_given) {
     options.budgets.max_tool_errors = args.max_tool_errors;
@@ -186,6 +191,11 @@ void add_check(CLI::App& app, Runner& run) {
                   "Report a conversation whose recorded usage (input, output, cache) passes N "
                   "tokens (max-tokens)")
       ->option_text("N");
+  sub->add_option("--max-cost", args->max_cost,
+                  "Report a conversation whose recorded usage costs more than USD, priced as "
+                  "convo usage prices (max-cost)")
+      ->option_text("USD")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--forbid-tools", args->forbid_tools,
                   "Report each call of these tools (comma-separated; forbidden-tool)")
       ->delimiter(',')
@@ -200,6 +210,7 @@ void add_check(CLI::App& app, Runner& run) {
     check_secrets_flags(args->secrets_args);
     args->max_tokens_given = sub->count("--max-tokens") > 0;
     args->max_tool_errors_given = sub->count("--max-tool-errors") > 0;
+    args->max_cost_given = sub->count("--max-cost") > 0;
     run = [args] { return run_check(*args); };
   });
 }

@@ -103,6 +103,8 @@ void add_convert(CLI::App& app, Runner& run);
 void add_normalize_for_api(CLI::App& app, Runner& run);
 void add_check(CLI::App& app, Runner& run);
 void add_redact(CLI::App& app, Runner& run);
+void add_usage(CLI::App& app, Runner& run);
+void add_sessions(CLI::App& app, Runner& run);
 void add_split_blocks(CLI::App& app, Runner& run);
 void add_filter(CLI::App& app, Runner& run);
 void add_merge_runs(CLI::App& app, Runner& run);

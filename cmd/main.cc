@@ -48,6 +48,8 @@ int main(int argc, char** argv) {
   convo::cli::add_normalize_for_api(app, run);
   convo::cli::add_check(app, run);
   convo::cli::add_redact(app, run);
+  convo::cli::add_usage(app, run);
+  convo::cli::add_sessions(app, run);
   convo::cli::add_split_blocks(app, run);
   convo::cli::add_filter(app, run);
   convo::cli::add_merge_runs(app, run);

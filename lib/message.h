@@ -199,6 +199,8 @@ struct RecordMeta {
   std::string subtype;            // Claude Code system record subtype, attachment type, ...
   std::string tool_use_id;        // Claude Code progress/attachment: the tool_use it belongs to
   std::string leaf_uuid;          // Claude Code summary: the message it titles
+  std::string cwd;         // the agent's working directory (Claude Code `cwd`)
+  std::string git_branch;  // its git branch then (Claude Code `gitBranch`)
   std::string short_id;           // split-blocks: Claude Code's short id of `uuid`
                                   // (deriveShortMessageId), written as "shortId"
   bool is_sidechain = false;

@@ -43,6 +43,13 @@ class MessageSink {
   virtual MessageSink& target() { return *this; }
 };
 
+// Drops what it is given: the sink of subcommands that report on what they read
+// (usage, sessions) rather than write it.
+class DiscardSink final : public MessageSink {
+ public:
+  void put(Message&& message) override { (void)message; }
+};
+
 // Encodes messages and writes them: in `to`, or in each message's own format.
 class FormatWriter final : public MessageSink {
  public:

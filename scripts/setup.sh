@@ -111,3 +111,19 @@ convo_install_cc_oracle() {
   (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null 2>&1) ||
     echo "notice: npm ci failed in $dir; the Claude Code oracle tests will be skipped" >&2
 }
+
+# Installs the pinned ccusage that tests/ccusage_test.py compares convo usage with,
+# when node 20+ and npm are here; otherwise that test is skipped, with a notice.
+convo_install_ccusage() {
+  local dir=tests/ccusage
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 ||
+     [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
+    echo "notice: node 20+ and npm are needed for the ccusage comparison; it will be skipped" >&2
+    return 0
+  fi
+  if [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
+    return 0
+  fi
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+    echo "notice: npm ci failed in $dir; the ccusage comparison will be skipped" >&2
+}

@@ -13,20 +13,20 @@ using namespace convo::test;
 
 namespace {
 
-struct Run {
+struct StreamRun {
   std::string out;
   std::vector<std::string> warnings;
   std::string error;
 };
 
-Run run_stream(const std::string& text, Format to, std::size_t chunk_size = 32) {
+StreamRun run_stream(const std::string& text, Format to, std::size_t chunk_size = 32) {
   StreamCommandOptions options;
   options.inputs = {"in"};
   options.to = to;
   options.chunk_size = chunk_size;
   StringOutput out;
   CollectingDiagnostics diagnostics;
-  Run run;
+  StreamRun run;
   try {
     write_streams(options, out, diagnostics, memory_files({{"in", text}}));
   } catch (const Error& error) {
@@ -57,7 +57,7 @@ TEST_CASE("stream names stop reasons in either API's words", "[stream]") {
 }
 
 TEST_CASE("stream writes an Anthropic message as the API's exact events", "[stream]") {
-  Run run = run_stream(
+  StreamRun run = run_stream(
       R"({"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":[{"type":"text","text":"Hi"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":2}})"
       "\n",
       Format::anthropic);
@@ -85,7 +85,7 @@ TEST_CASE("stream writes an Anthropic message as the API's exact events", "[stre
 
 TEST_CASE("stream cuts deltas at code points, never inside a UTF-8 sequence", "[stream]") {
   // "ééé" is 6 bytes, 3 code points: chunks of 2 code points are "éé" and "é".
-  Run run = run_stream(R"({"role":"assistant","content":"ééé"})"
+  StreamRun run = run_stream(R"({"role":"assistant","content":"ééé"})"
                        "\n",
                        Format::openai, 2);
   REQUIRE(run.error.empty());
@@ -107,7 +107,7 @@ TEST_CASE("stream gives OpenAI's parallel calls, named before their arguments, a
       chunk(R"({"tool_calls":[{"index":0,"function":{"arguments":"{\"x\":1}"}}]})") +
       chunk(R"({"tool_calls":[{"index":1,"function":{"arguments":"{\"y\":2}"}}]})") +
       chunk("{}", R"("tool_calls")") + "data: [DONE]\n\n";
-  Run run = run_stream(sse, Format::anthropic);
+  StreamRun run = run_stream(sse, Format::anthropic);
   REQUIRE(run.error.empty());
   std::string first_start = R"("index":0,"content_block":{"type":"tool_use","id":"a")";
   std::string first_args = R"("index":0,"delta":{"type":"input_json_delta","partial_json":"{\"x\":1}"})";
@@ -131,7 +131,7 @@ TEST_CASE("stream ends a cut-off stream with the target's error event and an err
       "event: content_block_start\n"
       R"(data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}})"
       "\n\n";
-  Run run = run_stream(sse, Format::openai);
+  StreamRun run = run_stream(sse, Format::openai);
   CHECK(run.error == "in:5: stream ends here, before the response ends: it is incomplete");
   CHECK(run.out.substr(run.out.rfind("data: ")) ==
         R"(data: {"error":{"message":"stream ends here, before the response ends: it is incomplete","type":"api_error","param":null,"code":null}})"

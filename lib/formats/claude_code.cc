@@ -40,6 +40,13 @@ void decode_envelope(const JsonValue& object, const std::string& path, Message& 
   e.logical_parent_uuid = string_or_empty(object, "logicalParentUuid", path);
   e.session_id = string_or_empty(object, "sessionId", path);
   e.request_id = string_or_empty(object, "requestId", path);
+  // Read for `convo sessions` only: a value of another type is left to pass through.
+  for (auto [key, field] : {std::pair{"cwd", &e.cwd}, std::pair{"gitBranch", &e.git_branch}}) {
+    const JsonValue* value = find_member(object, key);
+    if (value != nullptr && value->IsString()) {
+      *field = std::string(value->GetString(), value->GetStringLength());
+    }
+  }
   e.is_sidechain = optional_bool(object, "isSidechain", path).value_or(false);
   e.is_meta = optional_bool(object, "isMeta", path).value_or(false);
   e.is_compact_summary = optional_bool(object, "isCompactSummary", path).value_or(false);

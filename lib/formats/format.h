@@ -313,9 +313,10 @@ struct FormatInfo {
   // A writer of its streams (lib/formats/stream.h, `convo stream --to`); null when
   // convo does not write them.
   std::unique_ptr<StreamWriter> (*make_stream_writer)(const StreamWriterOptions& options) = nullptr;
-  // Its usage counts the cached prompt tokens in the input's count (OpenAI's
-  // prompt_tokens), where Anthropic's input_tokens leaves them out.
-  bool input_counts_cache = false;
+  // Its recorded usage counts cached input inside `Usage::input` (OpenAI's
+  // `prompt_tokens`, LangChain's `input_tokens`), not beside it as Anthropic's
+  // `input_tokens` does: `convo usage` subtracts `cache_read` before pricing.
+  bool usage_input_includes_cache = false;
 };
 
 // True when messages of `format` keep tool calls apart (FormatInfo::calls_apart).

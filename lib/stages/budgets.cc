@@ -1,8 +1,12 @@
 #include "stages/budgets.h"
 
+#include "prices.h"
+#include "stages/usage.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace convo {
@@ -24,6 +28,9 @@ void check_budgets(const std::vector<Message>& conversation, const BudgetOptions
   bool over_tokens = false;
   bool over_errors = false;
   std::unordered_set<std::string> responses;
+  double spent = 0;
+  bool over_cost = false;
+  std::unordered_map<std::string, double> costs;  // a response's cost counted so far
   for (const Message& record : conversation) {
     if (options.max_tokens && !record.usage.empty()) {
       const std::string& id = record.meta->message_id;
@@ -36,6 +43,30 @@ void check_budgets(const std::vector<Message>& conversation, const BudgetOptions
                               fmt::format("the conversation has used {} tokens by here, over "
                                           "--max-tokens {}",
                                           tokens, *options.max_tokens)});
+      }
+    }
+    if (options.max_cost && !record.usage.empty()) {
+      double cost = usage_cost(usage_count(record), record.usage.cost, record.meta->model,
+                               PriceTable::builtin());
+      const RecordMeta& e = *record.meta;
+      if (e.message_id.empty()) {
+        spent += cost;
+      } else {
+        // A split response: its largest cost, as `convo usage` counts its largest counts.
+        auto [it, added] = costs.emplace(e.message_id + '\n' + e.request_id, cost);
+        if (added) {
+          spent += cost;
+        } else if (cost > it->second) {
+          spent += cost - it->second;
+          it->second = cost;
+        }
+      }
+      if (!over_cost && spent > *options.max_cost) {
+        over_cost = true;
+        out.push_back(Problem{record.where, "max-cost",
+                              fmt::format("the conversation has cost ${:.4f} by here, over "
+                                          "--max-cost {}",
+                                          spent, *options.max_cost)});
       }
     }
     for (const Block& block : record.content.blocks) {

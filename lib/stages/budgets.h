@@ -15,10 +15,11 @@ namespace convo {
 
 struct BudgetOptions {
   std::optional<std::uint64_t> max_tokens;       // recorded tokens per conversation
+  std::optional<double> max_cost;                 // USD per conversation, as `convo usage` prices
   std::vector<std::string> forbid_tools;         // tool names that must not be called
   std::optional<std::uint64_t> max_tool_errors;  // failed tool results per conversation
 
-  bool any() const { return max_tokens || !forbid_tools.empty() || max_tool_errors; }
+  bool any() const { return max_tokens || max_cost || !forbid_tools.empty() || max_tool_errors; }
 };
 
 // The tokens one response's recorded usage counts: input + output + cache_read +
@@ -27,7 +28,9 @@ struct BudgetOptions {
 std::uint64_t usage_tokens(const Usage& usage);
 
 // The budget and policy problems of one conversation (its records in file order).
-// A response split over several records (one message id) counts once. max-tokens
+// A response split over several records (one message id) counts once (for
+// max-cost with its largest counts, as `convo usage`; priced by the table shipped
+// with convo). max-tokens
 // is reported once, at the record that goes over; max-tool-errors likewise, at the
 // error result that goes over; forbidden-tool at each call.
 void check_budgets(const std::vector<Message>& conversation, const BudgetOptions& options,

@@ -44,6 +44,7 @@ constexpr CheckRule k_rules[] = {
     {"too-many-cache-breakpoints", "more than 4 blocks marked with cache_control", true, false},
     // Budgets and policies (stages/budgets.h): on only when their flag is given.
     {"max-tokens", "a conversation whose recorded usage passes --max-tokens"},
+    {"max-cost", "a conversation whose recorded usage costs more than --max-cost"},
     {"forbidden-tool", "a call of a tool --forbid-tools names"},
     {"max-tool-errors", "more failed tool results in a conversation than --max-tool-errors"},
     // check --secrets (lib/secrets.h): on only when asked for.

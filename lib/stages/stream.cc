@@ -329,7 +329,7 @@ std::vector<StreamPart> parts_of_message(const Message& message, std::size_t chu
                                          Format to, LossReport& loss) {
   std::vector<StreamPart> parts;
   Usage usage = message.usage;
-  if (format_info(message.origin).input_counts_cache && usage.input) {
+  if (format_traits(message.origin).usage_input_includes_cache && usage.input) {
     usage.input = *usage.input - usage.cache_read.value_or(0);
   }
   StreamPart begin;
