@@ -109,6 +109,7 @@ void add_merge_runs(CLI::App& app, Runner& run);
 void add_buffer_string(CLI::App& app, Runner& run);
 void add_trim(CLI::App& app, Runner& run);
 void add_assemble(CLI::App& app, Runner& run);
+void add_render(CLI::App& app, Runner& run);
 // Not a transcript subcommand: `convo completions SHELL` (cmd/completions.cc).
 void add_completions(CLI::App& app, Runner& run);
 
