@@ -63,7 +63,7 @@ TEST_CASE("render's HTML writes base64 images inline and URL images as links", "
       R"({"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0K"}},)"
       R"({"type":"image","source":{"type":"url","url":"https://example.com/a.png"}},)"
       R"({"type":"image","source":{"type":"base64","media_type":"image/png\" onerror=\"x","data":"AAAA"}},)"
-      R"({"type":"image","source":{"type":"url","url":"javascript:alert(1)"}}]})"
+      R"J({"type":"image","source":{"type":"url","url":"javascript:alert(1)"}}]})J"
       "\n";
   std::string page = html(text);
   CHECK(page.find("<img alt=\"image\" src=\"data:image/png;base64,iVBORw0K\">") !=
