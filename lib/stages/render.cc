@@ -213,6 +213,7 @@ void Renderer::begin_session(const std::string& name, const std::string& path) {
   m_summary = SessionSummary{};
   m_summary.name = name;
   m_tool_names.clear();
+  m_nested.clear();
   m_last_agent_call.clear();
   m_records = 0;
   m_file_is_sidechain = false;
@@ -222,6 +223,7 @@ void Renderer::begin_session(const std::string& name, const std::string& path) {
 
 SessionSummary Renderer::end_session() {
   close_sidechain();
+  unlinked_subagent_files();
   m_writer->end_session();
   return m_summary;
 }
@@ -402,18 +404,56 @@ void Renderer::subagent_file(const Message& message) {
   std::string last_call = m_last_agent_call;
   int records = m_records;
   bool file_is_sidechain = m_file_is_sidechain;
-  m_writer->begin_subagent("Subagent " + agent, result->id);
-  ++m_depth;
-  m_records = 0;
-  FileHandler handler(*this);
-  read_inputs({file.string()}, *m_read, handler, *m_diagnostics);
-  close_sidechain();
-  --m_depth;
-  m_writer->end_subagent();
+  nest_file(file.string(), "Subagent " + agent, result->id);
   m_path = path;
   m_last_agent_call = last_call;
   m_records = records;
   m_file_is_sidechain = file_is_sidechain;
+}
+
+void Renderer::nest_file(const std::string& file, const std::string& label,
+                         std::string_view call_id) {
+  m_nested.push_back(file);
+  m_writer->begin_subagent(label, call_id);
+  ++m_depth;
+  m_records = 0;
+  FileHandler handler(*this);
+  read_inputs({file}, *m_read, handler, *m_diagnostics);
+  close_sidechain();
+  --m_depth;
+  m_writer->end_subagent();
+}
+
+// The session's subagent files that no call's result named (agents of workflows,
+// teammates): nested at the end of the session, so that nothing is left out.
+void Renderer::unlinked_subagent_files() {
+  if (m_path.empty() || m_read == nullptr) {
+    return;
+  }
+  fs::path session(m_path);
+  std::string stem = session.filename().string();
+  if (auto dot = stem.find('.'); dot != std::string::npos) {
+    stem.resize(dot);
+  }
+  fs::path dir = session.parent_path() / stem / "subagents";
+  std::error_code error;
+  if (!fs::is_directory(dir, error)) {
+    return;
+  }
+  std::vector<std::string> files;
+  for (auto it = fs::recursive_directory_iterator(dir, error);
+       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    std::string name = it->path().filename().string();
+    if (it->is_regular_file(error) && is_transcript_file_name(name) && !name.starts_with('.')) {
+      files.push_back(it->path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  for (const std::string& file : files) {
+    if (std::find(m_nested.begin(), m_nested.end(), file) == m_nested.end()) {
+      nest_file(file, "Subagent file " + fs::relative(file, dir, error).string(), "");
+    }
+  }
 }
 
 void Renderer::put_file(const std::string& path, const ReadOptions& read,

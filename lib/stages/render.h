@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "diagnostics.h"
@@ -64,6 +65,8 @@ class Renderer {
   void put_blocks(const Message& message);
   void subagent_file(const Message& message);
   void close_sidechain();
+  void nest_file(const std::string& file, const std::string& label, std::string_view call_id);
+  void unlinked_subagent_files();
 
   const RenderOptions& m_options;
   std::unique_ptr<PageWriter> m_writer;
@@ -73,6 +76,7 @@ class Renderer {
   Diagnostics* m_diagnostics = nullptr;
   SessionSummary m_summary;
   std::vector<std::pair<std::string, std::string>> m_tool_names;  // call id -> name
+  std::vector<std::string> m_nested;  // subagent files nested so far
   std::string m_last_agent_call;  // the latest Task/Agent call's id
   int m_depth = 0;                // subagent files being read inside each other
   int m_records = 0;              // records seen of the current file
