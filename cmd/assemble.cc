@@ -50,6 +50,25 @@ std::string stream_format_names(std::string_view last) {
   return out;
 }
 
+int run_assemble(const AssembleArgs& args) {
+  AssembleOptions options;
+  options.inputs = args.input.files;
+  ReadOptions read = read_options(args.input);
+  options.on_error = read.on_error;
+  options.from = read.from;
+  options.jobs = read.jobs;
+  options.progress = read.progress;
+  if (!args.output.to.empty()) {
+    options.to = parse_format(args.output.to);
+  }
+  options.strict = args.output.strict;
+  return with_output(args.input, [&](Output& out) {
+    StderrDiagnostics diagnostics;
+    assemble(options, out, diagnostics);
+    return static_cast<int>(ExitCode::ok);
+  });
+}
+
 }  // namespace
 
 void add_assemble(CLI::App& app, Runner& run) {
@@ -72,24 +91,7 @@ void add_assemble(CLI::App& app, Runner& run) {
       throw CLI::ValidationError("--from", "assemble reads " + stream_format_names(" and ") +
                                            " streams, not " + args->input.from);
     }
-    run = [args] {
-      AssembleOptions options;
-      options.inputs = args->input.files;
-      ReadOptions read = read_options(args->input);
-      options.on_error = read.on_error;
-      options.from = read.from;
-      options.jobs = read.jobs;
-      options.progress = read.progress;
-      if (!args->output.to.empty()) {
-        options.to = parse_format(args->output.to);
-      }
-      options.strict = args->output.strict;
-      return with_output(args->input, [&](Output& out) {
-        StderrDiagnostics diagnostics;
-        assemble(options, out, diagnostics);
-        return static_cast<int>(ExitCode::ok);
-      });
-    };
+    run = [args] { return run_assemble(*args); };
   });
 }
 

@@ -30,6 +30,16 @@ an assistant's tool calls follow its text as JSON; each tool result is a
 --format xml writes LangChain Python's <message type="..."> transcript instead.
 See convo-buffer-string(1).)";
 
+int run_buffer_string(const BufferStringArgs& args) {
+  BufferStringOptions options = args.options;
+  options.style = args.format == "xml" ? BufferStringOptions::Style::xml
+                                       : BufferStringOptions::Style::prefix;
+  auto shared = std::make_shared<const BufferStringOptions>(std::move(options));
+  return run_stream_command(args.input, OutputArgs{},
+                            [] { return std::make_unique<PassThrough>(); },
+                            buffer_string_sink(shared));
+}
+
 }  // namespace
 
 void add_buffer_string(CLI::App& app, Runner& run) {
@@ -50,17 +60,7 @@ void add_buffer_string(CLI::App& app, Runner& run) {
   prefix("--tool-prefix", o.tool_prefix, "Prefix of tool results");
   prefix("--function-prefix", o.function_prefix, "Prefix of legacy function messages");
   add_input_flags(*sub, args->input);
-  sub->callback([args, &run] {
-    run = [args] {
-      BufferStringOptions options = args->options;
-      options.style = args->format == "xml" ? BufferStringOptions::Style::xml
-                                             : BufferStringOptions::Style::prefix;
-      auto shared = std::make_shared<const BufferStringOptions>(std::move(options));
-      return run_stream_command(args->input, OutputArgs{},
-                                [] { return std::make_unique<PassThrough>(); },
-                                buffer_string_sink(shared));
-    };
-  });
+  sub->callback([args, &run] { run = [args] { return run_buffer_string(*args); }; });
 }
 
 }  // namespace convo::cli

@@ -26,8 +26,10 @@ struct CheckArgs {
   std::vector<std::string> ignore;
   bool secrets = false;
   std::uint64_t max_tokens = 0;
+  bool max_tokens_given = false;
   std::vector<std::string> forbid_tools;
   std::uint64_t max_tool_errors = 0;
+  bool max_tool_errors_given = false;
   SecretsArgs secrets_args;
 };
 
@@ -88,6 +90,71 @@ A Claude Code session is checked as the request it would become if it were sent
 as recorded: its main thread and each subagent's, the records of one response
 joined, nothing repaired. See convo-check(1) for every rule.)";
 
+int run_check(const CheckArgs& args) {
+  // --secrets, or a secret-* rule named in --select, or patterns of one's own.
+  bool secrets = args.secrets || !args.secrets_args.patterns.empty() ||
+                 !args.secrets_args.file.empty() ||
+                 std::any_of(args.select.begin(), args.select.end(),
+                             [](const std::string& rule) { return is_secret_rule(rule); });
+  std::shared_ptr<const SecretScanner> scanner;
+  if (secrets) {
+    scanner = make_scanner(args.secrets_args);
+  }
+  ReportOptions options;
+  if (args.max_tokens_given) {
+    options.budgets.max_tokens = args.max_tokens;
+  }
+  if (args.max_tool_errors_given) {
+    options.budgets.max_tool_errors = args.max_tool_errors;
+  }
+  options.budgets.forbid_tools = args.forbid_tools;
+  options.check.target = args.target == "openai" ? CheckTarget::openai : CheckTarget::anthropic;
+  options.check.by_format = args.target.empty();
+  options.format = report_format(args.format);
+  options.select = args.select;
+  options.ignore = args.ignore;
+  options.quiet = args.input.quiet;
+  StreamOptions stream;
+  stream.inputs = args.input.files;
+  stream.read = read_options(args.input);
+  // A bad record is a problem to report, not a reason to stop.
+  stream.read.on_error = OnError::keep;
+  GroupBy grouping = group_by(args.conversation);
+  auto tally = std::make_shared<CheckTally>();
+  int code = with_output(args.input, [&](Output& out) {
+    // The report says all there is to say about bad records.
+    NullDiagnostics quiet;
+    run_stream(
+        stream,
+        [grouping, scanner]() -> std::unique_ptr<StreamStage> {
+          if (scanner) {
+            return make_secrets_stage(make_check_stage(grouping), scanner);
+          }
+          return make_check_stage(grouping);
+        },
+        check_report_sink(options, tally), out, quiet);
+    // Parent links are resolved across every input, in input order.
+    std::vector<std::string> inputs{"-"};
+    if (!stream.inputs.empty()) {
+      inputs = expand_inputs(stream.inputs, &quiet);
+    }
+    report_dangling_parents(out, options, *tally, inputs);
+    // SARIF and JUnit are one document for the whole run, written at its end.
+    std::string whole = whole_run_report(options.format, *tally, CONVO_VERSION);
+    if (!whole.empty() && !args.input.quiet) {
+      out.write_line(whole);
+    }
+    return static_cast<int>(tally->problems() > 0 ? ExitCode::problems : ExitCode::ok);
+  });
+  // The summary, for a CI log: on stderr, so that the report stays parseable.
+  if (tally->problems() > 0 && !args.input.quiet) {
+    std::fflush(stdout);
+    std::string line = fmt::format("convo: {}\n", check_summary(*tally));
+    std::fputs(line.c_str(), stderr);
+  }
+  return code;
+}
+
 }  // namespace
 
 void add_check(CLI::App& app, Runner& run) {
@@ -130,73 +197,10 @@ void add_check(CLI::App& app, Runner& run) {
   add_conversation_flags(*sub, args->conversation);
   add_input_flags(*sub, args->input);
   sub->callback([args, sub, &run] {
-    // --secrets, or a secret-* rule named in --select, or patterns of one's own.
-    bool secrets = args->secrets || !args->secrets_args.patterns.empty() ||
-                   !args->secrets_args.file.empty() ||
-                   std::any_of(args->select.begin(), args->select.end(),
-                               [](const std::string& rule) { return is_secret_rule(rule); });
-    std::shared_ptr<const SecretScanner> scanner;
-    if (secrets) {
-      scanner = make_scanner(args->secrets_args);
-    }
-    BudgetOptions budgets;
-    if (sub->count("--max-tokens") > 0) {
-      budgets.max_tokens = args->max_tokens;
-    }
-    if (sub->count("--max-tool-errors") > 0) {
-      budgets.max_tool_errors = args->max_tool_errors;
-    }
-    budgets.forbid_tools = args->forbid_tools;
-    run = [args, scanner, budgets] {
-      ReportOptions options;
-      options.budgets = budgets;
-      options.check.target =
-          args->target == "openai" ? CheckTarget::openai : CheckTarget::anthropic;
-      options.check.by_format = args->target.empty();
-      options.format = report_format(args->format);
-      options.select = args->select;
-      options.ignore = args->ignore;
-      options.quiet = args->input.quiet;
-      StreamOptions stream;
-      stream.inputs = args->input.files;
-      stream.read = read_options(args->input);
-      // A bad record is a problem to report, not a reason to stop.
-      stream.read.on_error = OnError::keep;
-      GroupBy grouping = group_by(args->conversation);
-      auto tally = std::make_shared<CheckTally>();
-      int code = with_output(args->input, [&](Output& out) {
-        // The report says all there is to say about bad records.
-        NullDiagnostics quiet;
-        run_stream(
-            stream,
-            [grouping, scanner]() -> std::unique_ptr<StreamStage> {
-              if (scanner) {
-                return make_secrets_stage(make_check_stage(grouping), scanner);
-              }
-              return make_check_stage(grouping);
-            },
-            check_report_sink(options, tally), out, quiet);
-        // Parent links are resolved across every input, in input order.
-        std::vector<std::string> inputs{"-"};
-        if (!stream.inputs.empty()) {
-          inputs = expand_inputs(stream.inputs, &quiet);
-        }
-        report_dangling_parents(out, options, *tally, inputs);
-        // SARIF and JUnit are one document for the whole run, written at its end.
-        std::string whole = whole_run_report(options.format, *tally, CONVO_VERSION);
-        if (!whole.empty() && !args->input.quiet) {
-          out.write_line(whole);
-        }
-        return static_cast<int>(tally->problems() > 0 ? ExitCode::problems : ExitCode::ok);
-      });
-      // The summary, for a CI log: on stderr, so that the report stays parseable.
-      if (tally->problems() > 0 && !args->input.quiet) {
-        std::fflush(stdout);
-        std::string line = fmt::format("convo: {}\n", check_summary(*tally));
-        std::fputs(line.c_str(), stderr);
-      }
-      return code;
-    };
+    check_secrets_flags(args->secrets_args);
+    args->max_tokens_given = sub->count("--max-tokens") > 0;
+    args->max_tool_errors_given = sub->count("--max-tool-errors") > 0;
+    run = [args] { return run_check(*args); };
   });
 }
 

@@ -9,6 +9,10 @@ namespace convo::cli {
 
 namespace {
 
+struct CompletionsArgs {
+  std::string shell;
+};
+
 constexpr const char* k_completions_help = R"(Print a shell completion script for convo.
 
 Examples:
@@ -22,22 +26,25 @@ elsewhere. It is generated from the same definitions as --help, so it knows
 every flag this convo knows. Packages and `cmake --install` put the three
 scripts where each shell looks; see convo-completions(1).)";
 
+// The script is generated from `app`, the whole command line as main() built it.
+int run_completions(const CompletionsArgs& args, CLI::App& app) {
+  std::string script = completion_script(app, args.shell);
+  std::fwrite(script.data(), 1, script.size(), stdout);
+  return std::fflush(stdout) == 0 ? 0 : static_cast<int>(ExitCode::output);
+}
+
 }  // namespace
 
 void add_completions(CLI::App& app, Runner& run) {
-  auto shell = std::make_shared<std::string>();
+  auto args = std::make_shared<CompletionsArgs>();
   CLI::App* sub =
       app.add_subcommand("completions", "Print a shell completion script: bash, zsh or fish");
   sub->description(k_completions_help);
-  sub->add_option("SHELL", *shell, "bash, zsh or fish")
+  sub->add_option("SHELL", args->shell, "bash, zsh or fish")
       ->required()
       ->check(one_of({"bash", "zsh", "fish"}, "shell"));
-  sub->callback([shell, &app, &run] {
-    run = [shell, &app] {
-      std::string script = completion_script(app, *shell);
-      std::fwrite(script.data(), 1, script.size(), stdout);
-      return std::fflush(stdout) == 0 ? 0 : static_cast<int>(ExitCode::output);
-    };
+  sub->callback([args, &app, &run] {
+    run = [args, &app] { return run_completions(*args, app); };
   });
 }
 

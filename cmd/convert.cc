@@ -25,6 +25,11 @@ byte for byte. What the target format cannot hold (thinking blocks in openai,
 progress records in anthropic, ...) is dropped and counted on stderr; --strict
 makes any loss an error. See convo-convert(1) for every mapping.)";
 
+int run_convert(const ConvertArgs& args) {
+  return run_stream_command(args.input, args.output,
+                            [] { return std::make_unique<PassThrough>(); });
+}
+
 }  // namespace
 
 void add_convert(CLI::App& app, Runner& run) {
@@ -33,12 +38,7 @@ void add_convert(CLI::App& app, Runner& run) {
   sub->description(k_convert_help);
   add_output_flags(*sub, args->output, /*to_required=*/true);
   add_input_flags(*sub, args->input);
-  sub->callback([args, &run] {
-    run = [args] {
-      return run_stream_command(args->input, args->output,
-                                [] { return std::make_unique<PassThrough>(); });
-    };
-  });
+  sub->callback([args, &run] { run = [args] { return run_convert(*args); }; });
 }
 
 }  // namespace convo::cli

@@ -46,6 +46,25 @@ TypeSet to_types(const std::vector<std::string>& values) {
   return TypeSet::parse(list);
 }
 
+int run_filter(const FilterArgs& args) {
+  auto options = std::make_shared<FilterOptions>();
+  options->include_types = to_types(args.include_types);
+  options->exclude_types = to_types(args.exclude_types);
+  options->include_names = to_set(args.include_names);
+  options->exclude_names = to_set(args.exclude_names);
+  options->include_ids = to_set(args.include_ids);
+  options->exclude_ids = to_set(args.exclude_ids);
+  for (const std::string& call : args.tool_calls) {
+    if (call == "all" || call == "true") {
+      options->all_tool_calls = true;
+    } else if (!call.empty()) {
+      options->tool_calls.insert(call);
+    }
+  }
+  return run_stream_command(args.input, args.output,
+                            [options] { return std::make_unique<Filter>(*options); });
+}
+
 }  // namespace
 
 void add_filter(CLI::App& app, Runner& run) {
@@ -75,26 +94,7 @@ void add_filter(CLI::App& app, Runner& run) {
       ->option_text("[=LIST]");
   add_output_flags(*sub, args->output);
   add_input_flags(*sub, args->input);
-  sub->callback([args, &run] {
-    run = [args] {
-      auto options = std::make_shared<FilterOptions>();
-      options->include_types = to_types(args->include_types);
-      options->exclude_types = to_types(args->exclude_types);
-      options->include_names = to_set(args->include_names);
-      options->exclude_names = to_set(args->exclude_names);
-      options->include_ids = to_set(args->include_ids);
-      options->exclude_ids = to_set(args->exclude_ids);
-      for (const std::string& call : args->tool_calls) {
-        if (call == "all" || call == "true") {
-          options->all_tool_calls = true;
-        } else if (!call.empty()) {
-          options->tool_calls.insert(call);
-        }
-      }
-      return run_stream_command(args->input, args->output,
-                                [options] { return std::make_unique<Filter>(*options); });
-    };
-  });
+  sub->callback([args, &run] { run = [args] { return run_filter(*args); }; });
 }
 
 }  // namespace convo::cli

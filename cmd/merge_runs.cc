@@ -44,6 +44,13 @@ std::string unescape(const std::string& text) {
   return out;
 }
 
+int run_merge_runs(const MergeRunsArgs& args) {
+  MergeRunsOptions options;
+  options.separator = unescape(args.separator);
+  return run_stream_command(args.input, args.output,
+                            [options] { return std::make_unique<MergeRuns>(options); });
+}
+
 }  // namespace
 
 void add_merge_runs(CLI::App& app, Runner& run) {
@@ -58,14 +65,7 @@ void add_merge_runs(CLI::App& app, Runner& run) {
       ->option_text("TEXT");
   add_output_flags(*sub, args->output);
   add_input_flags(*sub, args->input);
-  sub->callback([args, &run] {
-    run = [args] {
-      MergeRunsOptions options;
-      options.separator = unescape(args->separator);
-      return run_stream_command(args->input, args->output,
-                                [options] { return std::make_unique<MergeRuns>(options); });
-    };
-  });
+  sub->callback([args, &run] { run = [args] { return run_merge_runs(*args); }; });
 }
 
 }  // namespace convo::cli

@@ -9,14 +9,14 @@ namespace convo::cli {
 
 namespace {
 
-struct NormalizeArgs {
+struct NormalizeForApiArgs {
   InputArgs input;
   ConversationArgs conversation;
   bool strict = false;
   bool request = false;
   std::string model;
   std::int64_t max_tokens = 0;
-  CLI::Option* max_tokens_option = nullptr;
+  bool max_tokens_given = false;
   std::string system;
   bool system_given = false;
   bool prefill = false;
@@ -45,10 +45,48 @@ signed thinking blocks, as Claude Code 2.1.330 does when it resumes a session. W
 message per line, or with --request one request body per conversation. See
 convo-normalize-for-api(1) for every rule.)";
 
+int run_normalize_for_api(const NormalizeForApiArgs& args) {
+  static StderrDiagnostics diagnostics;
+  NormalizeOptions options;
+  options.thinking = args.drop_thinking           ? NormalizeOptions::Thinking::drop
+                     : args.current_turn_thinking ? NormalizeOptions::Thinking::current_turn
+                                                  : NormalizeOptions::Thinking::keep;
+  options.tool_names = args.tool_names == "recorded" ? NormalizeOptions::ToolNames::recorded
+                                                     : NormalizeOptions::ToolNames::current;
+  options.strip_cache_control = args.strip_cache_control;
+  options.sidechains = args.sidechains;
+  options.diagnostics = &diagnostics;
+  GroupBy grouping = group_by(args.conversation);
+  OutputArgs output;
+  output.to = "anthropic";
+  output.strict = args.strict;
+  SinkFactory sink;
+  if (args.request) {
+    RequestOptions request;
+    request.model = args.model;
+    if (args.max_tokens_given) {
+      request.max_tokens = args.max_tokens;
+    }
+    request.prefill = args.prefill;
+    request.diagnostics = &diagnostics;
+    // Thinking blocks need a `thinking` parameter; without one they stay only
+    // when asked for by name.
+    request.thinking_without_parameter = args.keep_thinking || args.current_turn_thinking;
+    if (args.system_given) {
+      request.system = text_or_file(args.system);
+    }
+    sink = request_sink(std::move(request));
+  }
+  return run_stream_command(
+      args.input, output,
+      [options, grouping] { return make_normalize_stage(options, grouping); }, sink,
+      /*explain_empty=*/true);
+}
+
 }  // namespace
 
 void add_normalize_for_api(CLI::App& app, Runner& run) {
-  auto args = std::make_shared<NormalizeArgs>();
+  auto args = std::make_shared<NormalizeForApiArgs>();
   CLI::App* sub = app.add_subcommand("normalize-for-api",
                                      "Turn a transcript into messages the Anthropic API accepts");
   sub->description(k_normalize_for_api_help);
@@ -57,10 +95,9 @@ void add_normalize_for_api(CLI::App& app, Runner& run) {
                 "system, messages) instead of one message per line");
   sub->add_option("--model", args->model,
                   "The request's model (default: the last model the conversation recorded)");
-  args->max_tokens_option =
-      sub->add_option("--max-tokens", args->max_tokens,
-                      "The request's max_tokens (default: the input request's, else 4096)")
-          ->check(CLI::PositiveNumber);
+  sub->add_option("--max-tokens", args->max_tokens,
+                  "The request's max_tokens (default: the input request's, else 4096)")
+      ->check(CLI::PositiveNumber);
   sub->add_option("--system", args->system,
                   "The request's system prompt: TEXT, or @FILE for a file's contents "
                   "(default: the conversation's own system messages)")
@@ -94,44 +131,9 @@ void add_normalize_for_api(CLI::App& app, Runner& run) {
                 "Fail (exit 3) instead of dropping what the anthropic format cannot hold");
   add_conversation_flags(*sub, args->conversation);
   add_input_flags(*sub, args->input);
-  sub->callback([args, &run] {
-    run = [args] {
-      static StderrDiagnostics diagnostics;
-      NormalizeOptions options;
-      options.thinking = args->drop_thinking           ? NormalizeOptions::Thinking::drop
-                         : args->current_turn_thinking ? NormalizeOptions::Thinking::current_turn
-                                                       : NormalizeOptions::Thinking::keep;
-      options.tool_names = args->tool_names == "recorded" ? NormalizeOptions::ToolNames::recorded
-                                                          : NormalizeOptions::ToolNames::current;
-      options.strip_cache_control = args->strip_cache_control;
-      options.sidechains = args->sidechains;
-      options.diagnostics = &diagnostics;
-      GroupBy grouping = group_by(args->conversation);
-      OutputArgs output;
-      output.to = "anthropic";
-      output.strict = args->strict;
-      SinkFactory sink;
-      if (args->request) {
-        RequestOptions request;
-        request.model = args->model;
-        if (args->max_tokens_option->count() > 0) {
-          request.max_tokens = args->max_tokens;
-        }
-        request.prefill = args->prefill;
-        request.diagnostics = &diagnostics;
-        // Thinking blocks need a `thinking` parameter; without one they stay only
-        // when asked for by name.
-        request.thinking_without_parameter = args->keep_thinking || args->current_turn_thinking;
-        if (args->system_given) {
-          request.system = text_or_file(args->system);
-        }
-        sink = request_sink(std::move(request));
-      }
-      return run_stream_command(
-          args->input, output,
-          [options, grouping] { return make_normalize_stage(options, grouping); }, sink,
-          /*explain_empty=*/true);
-    };
+  sub->callback([args, sub, &run] {
+    args->max_tokens_given = sub->count("--max-tokens") > 0;
+    run = [args] { return run_normalize_for_api(*args); };
   });
 }
 

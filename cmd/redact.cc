@@ -37,6 +37,32 @@ secrets in 2 records"). --dry-run writes, instead of the transcript, what would
 change: FILE:LINE: RULE: PATH: MASKED. The rules and flags are check's; see
 convo-redact(1).)";
 
+int run_redact(const RedactArgs& args) {
+  std::shared_ptr<const SecretScanner> scanner = make_scanner(args.secrets);
+  StreamOptions stream;
+  stream.inputs = args.input.files;
+  stream.read = read_options(args.input);
+  // A bad record is written as it is: redact changes secrets, nothing else.
+  stream.read.on_error = OnError::keep;
+  auto tally = std::make_shared<RedactTally>();
+  int code = with_output(args.input, [&](Output& out) {
+    NullDiagnostics quiet;
+    run_stream(
+        stream, [] { return std::make_unique<PassThrough>(); },
+        redact_sink(scanner, args.dry_run, tally), out, quiet);
+    return static_cast<int>(ExitCode::ok);
+  });
+  if (!args.input.quiet) {
+    std::fflush(stdout);
+    std::string line = fmt::format("convo: {} {} secret{} in {} record{}\n",
+                                   args.dry_run ? "would redact" : "redacted",
+                                   tally->secrets.load(), tally->secrets == 1 ? "" : "s",
+                                   tally->records.load(), tally->records == 1 ? "" : "s");
+    std::fputs(line.c_str(), stderr);
+  }
+  return code;
+}
+
 }  // namespace
 
 void add_redact(CLI::App& app, Runner& run) {
@@ -48,31 +74,8 @@ void add_redact(CLI::App& app, Runner& run) {
   add_secrets_flags(*sub, args->secrets);
   add_input_flags(*sub, args->input);
   sub->callback([args, &run] {
-    std::shared_ptr<const SecretScanner> scanner = make_scanner(args->secrets);
-    run = [args, scanner] {
-      StreamOptions stream;
-      stream.inputs = args->input.files;
-      stream.read = read_options(args->input);
-      // A bad record is written as it is: redact changes secrets, nothing else.
-      stream.read.on_error = OnError::keep;
-      auto tally = std::make_shared<RedactTally>();
-      int code = with_output(args->input, [&](Output& out) {
-        NullDiagnostics quiet;
-        run_stream(
-            stream, [] { return std::make_unique<PassThrough>(); },
-            redact_sink(scanner, args->dry_run, tally), out, quiet);
-        return static_cast<int>(ExitCode::ok);
-      });
-      if (!args->input.quiet) {
-        std::fflush(stdout);
-        std::string line = fmt::format("convo: {} {} secret{} in {} record{}\n",
-                                       args->dry_run ? "would redact" : "redacted",
-                                       tally->secrets.load(), tally->secrets == 1 ? "" : "s",
-                                       tally->records.load(), tally->records == 1 ? "" : "s");
-        std::fputs(line.c_str(), stderr);
-      }
-      return code;
-    };
+    check_secrets_flags(args->secrets);
+    run = [args] { return run_redact(*args); };
   });
 }
 

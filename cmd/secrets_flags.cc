@@ -19,9 +19,7 @@ void add_secrets_flags(CLI::App& sub, SecretsArgs& args) {
       ->option_text("FILE");
 }
 
-std::shared_ptr<const SecretScanner> make_scanner(const SecretsArgs& args) {
-  SecretOptions options;
-  options.patterns = args.patterns;
+void check_secrets_flags(const SecretsArgs& args) {
   for (const std::string& pattern : args.patterns) {
     try {
       std::regex compiled(pattern, std::regex::ECMAScript);
@@ -30,6 +28,11 @@ std::shared_ptr<const SecretScanner> make_scanner(const SecretsArgs& args) {
                                  fmt::format("'{}' is not a regex: {}", pattern, e.what()));
     }
   }
+}
+
+std::shared_ptr<const SecretScanner> make_scanner(const SecretsArgs& args) {
+  SecretOptions options;
+  options.patterns = args.patterns;
   if (!args.file.empty()) {
     std::ifstream in(args.file);
     if (!in) {

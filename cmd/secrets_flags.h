@@ -19,9 +19,13 @@ struct SecretsArgs {
 
 void add_secrets_flags(CLI::App& sub, SecretsArgs& args);
 
-// The scanner the flags ask for: the patterns compiled (a bad one is a usage error,
-// CLI::ValidationError), the file's values read (one a line; blank lines skipped;
-// an unreadable file is an input error).
+// Throws CLI::ValidationError (a usage error) when a --secrets-pattern is not a
+// regex. For the subcommand's callback, so that the error is reported as CLI11's.
+void check_secrets_flags(const SecretsArgs& args);
+
+// The scanner the flags ask for (checked by check_secrets_flags): the patterns, the
+// file's values read (one a line; blank lines skipped; an unreadable file is an
+// input error, convo::Error).
 std::shared_ptr<const SecretScanner> make_scanner(const SecretsArgs& args);
 
 }  // namespace convo::cli

@@ -26,6 +26,11 @@ digits) and, in Claude Code output, a "shortId" (deriveShortMessageId, the
 6-character id Claude Code shows the model as [id:...]). parentUuid links follow
 the new ids. See convo-split-blocks(1).)";
 
+int run_split_blocks(const SplitBlocksArgs& args) {
+  return run_stream_command(args.input, args.output,
+                            [] { return std::make_unique<SplitBlocks>(); });
+}
+
 }  // namespace
 
 void add_split_blocks(CLI::App& app, Runner& run) {
@@ -35,12 +40,7 @@ void add_split_blocks(CLI::App& app, Runner& run) {
   sub->description(k_split_blocks_help);
   add_output_flags(*sub, args->output);
   add_input_flags(*sub, args->input);
-  sub->callback([args, &run] {
-    run = [args] {
-      return run_stream_command(args->input, args->output,
-                                [] { return std::make_unique<SplitBlocks>(); });
-    };
-  });
+  sub->callback([args, &run] { run = [args] { return run_split_blocks(*args); }; });
 }
 
 }  // namespace convo::cli

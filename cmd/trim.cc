@@ -28,6 +28,7 @@ struct TrimArgs {
   std::string text_splitter = "newline";
   std::string token_counter = "approx";
   double chars_per_token = k_chars_per_token;
+  bool chars_per_token_given = false;
 };
 
 // --chars-per-token's range: wide enough for any tokenizer (a token is rarely below
@@ -53,6 +54,43 @@ without its results. Tokens are counted as LangChain's count_tokens_approximatel
 does unless --token-counter says otherwise. Each input file (each Claude Code
 session) is trimmed on its own; kept records are written byte for byte. See
 convo-trim(1) for every rule.)";
+
+TrimOptions trim_options(const TrimArgs& args) {
+  TrimOptions options;
+  options.max_tokens = args.max_tokens;
+  options.strategy = args.strategy == "first" ? TrimStrategy::first : TrimStrategy::last;
+  options.include_system = args.include_system;
+  options.allow_partial = args.allow_partial;
+  options.start_on = TypeSet::parse(args.start_on);
+  options.end_on = TypeSet::parse(args.end_on);
+  options.text_splitter = *parse_text_splitter(args.text_splitter);
+  return options;
+}
+
+TokenCountOptions token_count_options(const TrimArgs& args) {
+  TokenCountOptions counting;
+  counting.kind = *parse_token_counter(args.token_counter);
+  counting.chars_per_token = args.chars_per_token;
+  return counting;
+}
+
+int run_trim(const TrimArgs& args) {
+  std::shared_ptr<const TokenCounter> counter = make_token_counter(token_count_options(args));
+  GroupBy grouping = group_by(args.conversation);
+  std::optional<Format> to = stream_options(args.input, args.output).to;
+  TrimOptions counted = trim_options(args);
+  counted.emptied = std::make_shared<std::atomic<std::uint64_t>>(0);
+  int code = run_stream_command(args.input, args.output, [counted, counter, grouping, to] {
+    return make_trim_stage(counted, counter, grouping, to);
+  });
+  if (std::uint64_t emptied = *counted.emptied; emptied > 0) {
+    StderrDiagnostics().warning(
+        Location{}, fmt::format("kept nothing of {} conversation{}: not one message fits in "
+                                "{} tokens (--allow-partial may keep part of one)",
+                                emptied, emptied == 1 ? "" : "s", counted.max_tokens));
+  }
+  return code;
+}
 
 }  // namespace
 
@@ -124,43 +162,18 @@ void add_trim(CLI::App& app, Runner& run) {
   add_output_flags(*sub, args->output);
   add_input_flags(*sub, args->input);
   sub->callback([args, sub, &run] {
-    TrimOptions options;
-    options.max_tokens = args->max_tokens;
-    options.strategy = args->strategy == "first" ? TrimStrategy::first : TrimStrategy::last;
-    options.include_system = args->include_system;
-    options.allow_partial = args->allow_partial;
-    options.start_on = TypeSet::parse(args->start_on);
-    options.end_on = TypeSet::parse(args->end_on);
-    options.text_splitter = *parse_text_splitter(args->text_splitter);
-    TokenCountOptions counting;
-    counting.kind = *parse_token_counter(args->token_counter);
-    counting.chars_per_token = args->chars_per_token;
-    if (sub->count("--chars-per-token") > 0 && counting.kind == TokenCounterKind::messages) {
+    args->chars_per_token_given = sub->count("--chars-per-token") > 0;
+    if (args->chars_per_token_given &&
+        token_count_options(*args).kind == TokenCounterKind::messages) {
       throw CLI::ValidationError("--chars-per-token",
                                  "applies to the approx and usage counters, not messages");
     }
     try {
-      check_trim_options(options);
+      check_trim_options(trim_options(*args));
     } catch (const Error& e) {
       throw CLI::ValidationError(e.what());
     }
-    GroupBy grouping = group_by(args->conversation);
-    run = [args, options, counting, grouping] {
-      std::shared_ptr<const TokenCounter> counter = make_token_counter(counting);
-      std::optional<Format> to = stream_options(args->input, args->output).to;
-      TrimOptions counted = options;
-      counted.emptied = std::make_shared<std::atomic<std::uint64_t>>(0);
-      int code = run_stream_command(args->input, args->output, [counted, counter, grouping, to] {
-        return make_trim_stage(counted, counter, grouping, to);
-      });
-      if (std::uint64_t emptied = *counted.emptied; emptied > 0) {
-        StderrDiagnostics().warning(
-            Location{}, fmt::format("kept nothing of {} conversation{}: not one message fits in "
-                                    "{} tokens (--allow-partial may keep part of one)",
-                                    emptied, emptied == 1 ? "" : "s", options.max_tokens));
-      }
-      return code;
-    };
+    run = [args] { return run_trim(*args); };
   });
 }
 

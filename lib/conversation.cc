@@ -17,11 +17,11 @@ ConversationStage::ConversationStage(SplitFunction function, GroupBy group_by)
     : m_function(std::move(function)), m_group_by(group_by) {}
 
 void ConversationStage::push(Message&& message, MessageSink& next) {
-  const std::string& session = message.envelope.session_id;
+  const std::string& session = message.meta->session_id;
   if (m_group_by != GroupBy::file && !session.empty()) {
     if (!m_session.empty() && session != m_session &&
-        !(m_group_by == GroupBy::session_chains && !message.envelope.parent_uuid.empty() &&
-          holds(message.envelope.parent_uuid))) {
+        !(m_group_by == GroupBy::session_chains && !message.meta->parent_uuid.empty() &&
+          holds(message.meta->parent_uuid))) {
       flush(next);
     }
     m_session = session;
@@ -52,7 +52,7 @@ bool ConversationStage::holds(std::string_view uuid) const {
   // Only where the sessionId changes: a scan of the held records is cheap there.
   for (auto chunk = m_held.rbegin(); chunk != m_held.rend(); ++chunk) {
     for (auto it = chunk->rbegin(); it != chunk->rend(); ++it) {
-      if (it->envelope.uuid == uuid) {
+      if (it->meta->uuid == uuid) {
         return true;
       }
     }

@@ -145,9 +145,49 @@ struct Usage {
   bool empty() const;
 };
 
-// Record metadata that is not content: Claude Code's envelope and API response
-// fields. Empty strings mean absent.
-struct Envelope {
+// A value held on the heap only when it is not the default: `T`'s members cost a
+// pointer in every object that leaves them empty (most messages of most formats
+// carry no record metadata: 424 bytes a message, measured). Reads never allocate
+// (`box->member`, the default when empty); writes go through `edit()`. Copies copy
+// the value, as a plain member would.
+template <typename T>
+class Boxed {
+ public:
+  Boxed() = default;
+  Boxed(const Boxed& other) : m_value(other.m_value ? std::make_unique<T>(*other.m_value) : nullptr) {}
+  Boxed(Boxed&&) noexcept = default;
+  Boxed& operator=(const Boxed& other) {
+    if (this != &other) {
+      m_value = other.m_value ? std::make_unique<T>(*other.m_value) : nullptr;
+    }
+    return *this;
+  }
+  Boxed& operator=(Boxed&&) noexcept = default;
+  ~Boxed() = default;
+
+  const T& operator*() const { return m_value ? *m_value : k_default; }
+  const T* operator->() const { return m_value ? m_value.get() : &k_default; }
+  // The value, to change: allocated (as the default) on first use.
+  T& edit() {
+    if (!m_value) {
+      m_value = std::make_unique<T>();
+    }
+    return *m_value;
+  }
+  bool allocated() const { return m_value != nullptr; }
+
+ private:
+  static inline const T k_default{};
+  std::unique_ptr<T> m_value;
+};
+
+// Record metadata beyond the turn, filled where a format records it: the session
+// links and flags of a Claude Code record (uuid, parentUuid, sessionId, isSidechain,
+// isMeta, ... : the record's envelope around its message), which other session
+// formats map onto (OpenCode's ids, Codex's session); and the identity of the API
+// response a message came from (message id, request id, model, stop reason), which
+// every format with responses fills. Empty strings mean absent.
+struct RecordMeta {
   std::string uuid;
   std::string parent_uuid;
   std::string logical_parent_uuid;  // compact_boundary's link across a compaction
@@ -211,7 +251,7 @@ class Message {
   std::string name;         // sender name (OpenAI/LangChain `name`); empty when absent
   std::string timestamp;
   Content content;
-  Envelope envelope;
+  Boxed<RecordMeta> meta;  // read `meta->uuid`; write `meta.edit().uuid = ...`
   Usage usage;
 
   // --- Provenance: how the message was read, for lossless writing. ---

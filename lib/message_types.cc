@@ -34,7 +34,7 @@ bool is_tool_result_turn(const Message& message) {
 }
 
 bool has_type(const Message& message, std::string_view type) {
-  const Envelope& e = message.envelope;
+  const RecordMeta& e = *message.meta;
   if (type == "human" || type == "user") {
     return is_turn_with_role(message, Role::user) && !is_tool_result_turn(message);
   }

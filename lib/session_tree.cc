@@ -8,7 +8,7 @@ namespace convo {
 namespace {
 
 bool is_compact_boundary(const Message& record) {
-  return record.kind == Kind::event && record.envelope.subtype == "compact_boundary";
+  return record.kind == Kind::event && record.meta->subtype == "compact_boundary";
 }
 
 // A user or assistant record (Claude Code's messages), whatever it carries.
@@ -29,7 +29,7 @@ SessionTree::SessionTree(const std::vector<Message>& records)
       m_next_sibling(records.size(), k_none) {
   m_index.reserve(records.size());
   for (std::size_t i = 0; i < records.size(); ++i) {
-    const Envelope& e = records[i].envelope;
+    const RecordMeta& e = *records[i].meta;
     if (e.uuid.empty()) {
       continue;
     }
@@ -57,7 +57,7 @@ SessionTree::SessionTree(const std::vector<Message>& records)
   }
   // Children are linked last to first, so that each list ends up in file order.
   for (std::size_t i = records.size(); i-- > 0;) {
-    const Envelope& e = records[i].envelope;
+    const RecordMeta& e = *records[i].meta;
     if (e.uuid.empty() || e.parent_uuid.empty()) {
       continue;
     }
@@ -88,7 +88,7 @@ std::vector<std::size_t> SessionTree::main_thread() const {
   // The leaf: the last record on the main side that is in the chain. A record with
   // a uuid and no parent that is not a message (a tool_use_summary) stands apart.
   for (std::size_t i = m_records.size(); i-- > 0;) {
-    const Envelope& e = m_records[i].envelope;
+    const RecordMeta& e = *m_records[i].meta;
     if (!e.uuid.empty() && e.is_sidechain == m_all_sidechain &&
         (!e.parent_uuid.empty() || m_records[i].is_turn())) {
       return with_records_below(thread_from(i));
@@ -152,7 +152,7 @@ std::vector<std::vector<std::size_t>> SessionTree::sidechain_threads() const {
   std::vector<std::size_t> root_of(m_records.size(), k_none);
   std::vector<std::size_t> roots;  // in order of appearance
   for (std::size_t i = 0; i < m_records.size(); ++i) {
-    const Envelope& e = m_records[i].envelope;
+    const RecordMeta& e = *m_records[i].meta;
     if (e.uuid.empty() || !e.is_sidechain) {
       continue;
     }
@@ -203,7 +203,7 @@ std::vector<std::size_t> SessionTree::thread_from(std::size_t leaf) const {
   for (std::size_t position = 0; position < chain.size(); ++position) {
     std::size_t record = chain[position];
     const Message& m = m_records[record];
-    if (!m.is_turn() || m.role != Role::assistant || m.envelope.message_id.empty()) {
+    if (!m.is_turn() || m.role != Role::assistant || m.meta->message_id.empty()) {
       continue;
     }
     if (last_on_chain.empty()) {

@@ -79,7 +79,7 @@ std::vector<BlockAt> duplicate_tool_uses(std::span<const Message> conversation) 
 
 bool same_response(const Message& a, const Message& b) {
   return a.is_turn() && b.is_turn() && a.role == Role::assistant && b.role == Role::assistant &&
-         !a.envelope.message_id.empty() && a.envelope.message_id == b.envelope.message_id;
+         !a.meta->message_id.empty() && a.meta->message_id == b.meta->message_id;
 }
 
 std::vector<std::size_t> response_starts(std::span<const Message> conversation) {
@@ -89,8 +89,8 @@ std::vector<std::size_t> response_starts(std::span<const Message> conversation) 
     const Message& message = conversation[i];
     starts[i] = i;
     if (message.is_turn() && message.role == Role::assistant &&
-        !message.envelope.message_id.empty()) {
-      starts[i] = first.try_emplace(message.envelope.message_id, i).first->second;
+        !message.meta->message_id.empty()) {
+      starts[i] = first.try_emplace(message.meta->message_id, i).first->second;
     }
   }
   return starts;
@@ -160,7 +160,7 @@ std::string_view owning_call(const Message& message) {
   if (message.kind == Kind::turn) {
     return {};
   }
-  return message.envelope.tool_use_id;
+  return message.meta->tool_use_id;
 }
 
 }  // namespace convo

@@ -54,8 +54,8 @@ TEST_CASE("a response body is a message with its response fields", "[anthropic]"
       R"({"id":"msg_01","type":"message","role":"assistant","model":"claude-x","content":[{"type":"text","text":"Hi"}],"stop_reason":"end_turn","usage":{"input_tokens":10,"output_tokens":3,"cache_read_input_tokens":2}})";
   auto messages = read_messages(response);
   REQUIRE(messages.size() == 1);
-  CHECK(messages[0].envelope.message_id == "msg_01");
-  CHECK(messages[0].envelope.stop_reason == "end_turn");
+  CHECK(messages[0].meta->message_id == "msg_01");
+  CHECK(messages[0].meta->stop_reason == "end_turn");
   CHECK(messages[0].usage.input == 10);
   CHECK(messages[0].usage.cache_read == 2);
   CHECK(convert_text(response, Format::anthropic).out == response + "\n");

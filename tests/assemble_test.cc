@@ -309,7 +309,7 @@ std::string canonical(std::string_view json) {
 // (text, thinking, tool calls with their inputs as JSON, other blocks whole), the
 // stop reason and the token counts.
 std::string describe(const Message& m) {
-  std::string out = fmt::format("stop {}; tokens in {} out {}\n", m.envelope.stop_reason,
+  std::string out = fmt::format("stop {}; tokens in {} out {}\n", m.meta->stop_reason,
                                 m.usage.input.value_or(-1), m.usage.output.value_or(-1));
   if (m.content.is_string()) {
     return out + "text: " + m.content.text + "\n";
@@ -411,7 +411,7 @@ TEST_CASE("every recorded stream assembles to well-formed messages, like its uns
       std::vector<Message> ours = read_messages(responses[0].json, {responses[0].format});
       std::vector<Message> theirs = read_messages(read_file(twin), {responses[0].format});
       REQUIRE(theirs.size() == 1);
-      if (ours[0].envelope.message_id == theirs[0].envelope.message_id &&
+      if (ours[0].meta->message_id == theirs[0].meta->message_id &&
           ours[0].usage.output == theirs[0].usage.output) {
         ++same_response;
         CHECK(describe(ours[0]) == describe(theirs[0]));

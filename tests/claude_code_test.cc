@@ -27,7 +27,7 @@ TEST_CASE("claude-code records decode to turns and kinds", "[claude-code]") {
   REQUIRE(messages.size() == 9);
   CHECK(messages[0].kind == Kind::summary);
   CHECK(messages[0].content.text == "Fix the parser");
-  CHECK(messages[0].envelope.leaf_uuid == "u3");
+  CHECK(messages[0].meta->leaf_uuid == "u3");
 
   const Message& user = messages[1];
   CHECK(user.kind == Kind::turn);
@@ -35,13 +35,13 @@ TEST_CASE("claude-code records decode to turns and kinds", "[claude-code]") {
   CHECK(user.content.is_string());
   CHECK(user.content.text == "hi");
   CHECK(user.id == "u1");
-  CHECK(user.envelope.session_id == "s1");
-  CHECK(user.envelope.parent_uuid.empty());
+  CHECK(user.meta->session_id == "s1");
+  CHECK(user.meta->parent_uuid.empty());
 
   const Message& thinking = messages[2];
   CHECK(thinking.role == Role::assistant);
-  CHECK(thinking.envelope.message_id == "msg_1");
-  CHECK(thinking.envelope.request_id == "req_1");
+  CHECK(thinking.meta->message_id == "msg_1");
+  CHECK(thinking.meta->request_id == "req_1");
   CHECK(thinking.usage.output == 1);
   REQUIRE(thinking.content.blocks.size() == 1);
   CHECK(thinking.content.blocks[0].type == BlockType::thinking);
@@ -51,11 +51,11 @@ TEST_CASE("claude-code records decode to turns and kinds", "[claude-code]") {
   CHECK(call.type == BlockType::tool_use);
   CHECK(call.id == "toolu_1");
   CHECK(call.input_json() == R"({"command":"ls"})");
-  CHECK(messages[3].envelope.stop_reason == "tool_use");
+  CHECK(messages[3].meta->stop_reason == "tool_use");
 
   CHECK(messages[4].kind == Kind::progress);
-  CHECK(messages[4].envelope.subtype == "bash_progress");
-  CHECK(messages[4].envelope.tool_use_id == "toolu_1");
+  CHECK(messages[4].meta->subtype == "bash_progress");
+  CHECK(messages[4].meta->tool_use_id == "toolu_1");
 
   const Block& result = messages[5].content.blocks.at(0);
   CHECK(result.type == BlockType::tool_result);
@@ -64,7 +64,7 @@ TEST_CASE("claude-code records decode to turns and kinds", "[claude-code]") {
   CHECK(result.is_error == std::optional<bool>(false));
 
   CHECK(messages[6].kind == Kind::event);
-  CHECK(messages[6].envelope.subtype == "compact_boundary");
+  CHECK(messages[6].meta->subtype == "compact_boundary");
   CHECK(messages[7].kind == Kind::bookkeeping);
   CHECK(messages[8].kind == Kind::unknown);
   CHECK(messages[8].record_type == "brand-new-record");

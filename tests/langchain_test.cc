@@ -29,8 +29,8 @@ TEST_CASE("langchain stored records decode to roles, tool calls, results and usa
   const Message& ai = messages[2];
   CHECK(ai.role == Role::assistant);
   CHECK(ai.id == "run-1");
-  CHECK(ai.envelope.model == "gpt-4o");
-  CHECK(ai.envelope.stop_reason == "tool_calls");
+  CHECK(ai.meta->model == "gpt-4o");
+  CHECK(ai.meta->stop_reason == "tool_calls");
   CHECK(ai.usage.input == 10);
   CHECK(ai.usage.cache_read == 2);
   REQUIRE(ai.content.blocks.size() == 2);

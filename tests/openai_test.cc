@@ -94,7 +94,7 @@ TEST_CASE("an openai response body holds its choice messages", "[openai]") {
   CHECK(messages[0].role == Role::assistant);
   CHECK(messages[0].content.text == "Hi");
   CHECK(messages[0].usage.input == 7);
-  CHECK(messages[0].envelope.stop_reason == "stop");
+  CHECK(messages[0].meta->stop_reason == "stop");
   CHECK(convert_text(response, Format::openai).out == response + "\n");
 
   messages[0].touch();

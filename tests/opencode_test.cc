@@ -38,7 +38,7 @@ TEST_CASE("an opencode assistant message becomes API turns: calls, results, more
   CHECK(user.content.blocks[1].source.data == "iVBO");
   const Message& calls = messages[1];
   CHECK(calls.role == Role::assistant);
-  CHECK(calls.envelope.model == "claude-sonnet-4");
+  CHECK(calls.meta->model == "claude-sonnet-4");
   CHECK(calls.usage.input == 100);
   CHECK(calls.usage.cache_read == 5);
   CHECK(calls.usage.cost == 0.01);
@@ -120,7 +120,7 @@ TEST_CASE("opencode storage files are read one by one", "[opencode]") {
   auto info = read_messages(
       R"({"id":"msg_1","sessionID":"ses_1","role":"assistant","time":{"created":1000},"modelID":"m"})" "\n");
   CHECK(info[0].role == Role::assistant);
-  CHECK(info[0].envelope.model == "m");
+  CHECK(info[0].meta->model == "m");
   auto part = read_messages(R"({"id":"prt_1","sessionID":"ses_1","messageID":"msg_1","type":"text","text":"hi"})" "\n");
   CHECK(part[0].origin == Format::opencode);
   CHECK(part[0].kind == Kind::unknown);

@@ -92,7 +92,7 @@ void decode_message(const JsonValue& object, const std::string& path, Message& m
   decode_anthropic_content(find_member(object, "content"), member_path(path, "content"),
                            message.source, message.content);
   decode_anthropic_response_fields(object, path, message);
-  message.id = message.envelope.message_id;
+  message.id = message.meta->message_id;
 }
 
 class AnthropicDecoder final : public Decoder {

@@ -299,13 +299,13 @@ void decode_anthropic_content(const JsonValue* value, const std::string& path,
 void decode_anthropic_response_fields(const JsonValue& object, const std::string& path,
                                       Message& message) {
   if (auto id = optional_string(object, "id", path)) {
-    message.envelope.message_id = std::string(*id);
+    message.meta.edit().message_id = std::string(*id);
   }
   if (auto model = optional_string(object, "model", path)) {
-    message.envelope.model = std::string(*model);
+    message.meta.edit().model = std::string(*model);
   }
   if (auto stop_reason = optional_string(object, "stop_reason", path)) {
-    message.envelope.stop_reason = std::string(*stop_reason);
+    message.meta.edit().stop_reason = std::string(*stop_reason);
   }
   if (const JsonValue* usage = optional_object(object, "usage", path)) {
     std::string usage_path = member_path(path, "usage");

@@ -49,8 +49,8 @@ std::string anthropic_request_body(std::vector<Message> conversation,
     model = std::string(string_member(*input, "model").value_or(""));
   }
   for (auto it = m_held.rbegin(); model.empty() && it != m_held.rend(); ++it) {
-    if (it->role == Role::assistant && it->envelope.model != "<synthetic>") {
-      model = it->envelope.model;
+    if (it->role == Role::assistant && it->meta->model != "<synthetic>") {
+      model = it->meta->model;
     }
   }
   if (model.empty()) {

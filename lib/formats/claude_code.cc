@@ -33,7 +33,7 @@ std::string string_or_empty(const JsonValue& object, std::string_view key, std::
 }
 
 void decode_envelope(const JsonValue& object, const std::string& path, Message& message) {
-  Envelope& e = message.envelope;
+  RecordMeta& e = message.meta.edit();
   e.uuid = string_or_empty(object, "uuid", path);
   e.parent_uuid = string_or_empty(object, "parentUuid", path);
   e.logical_parent_uuid = string_or_empty(object, "logicalParentUuid", path);
@@ -66,11 +66,11 @@ void decode_record(const JsonValue& object, const std::string& path, Message& me
     decode_anthropic_content(find_member(*inner, "content"), member_path(inner_path, "content"),
                              message.source, message.content);
     decode_anthropic_response_fields(*inner, inner_path, message);
-    message.envelope.is_api_error |= message.envelope.model == "<synthetic>";
+    message.meta.edit().is_api_error |= message.meta->model == "<synthetic>";
   } else if (t == "system") {
     message.kind = Kind::event;
-    message.envelope.subtype = string_or_empty(object, "subtype", path);
-    message.envelope.tool_use_id = string_or_empty(object, "toolUseID", path);
+    message.meta.edit().subtype = string_or_empty(object, "subtype", path);
+    message.meta.edit().tool_use_id = string_or_empty(object, "toolUseID", path);
     if (auto content = optional_string(object, "content", path)) {
       message.content.form = Content::Form::string;
       message.content.text = std::string(*content);
@@ -78,13 +78,13 @@ void decode_record(const JsonValue& object, const std::string& path, Message& me
   } else if (t == "progress") {
     message.kind = Kind::progress;
     if (const JsonValue* data = optional_object(object, "data", path)) {
-      message.envelope.subtype = string_or_empty(*data, "type", member_path(path, "data"));
+      message.meta.edit().subtype = string_or_empty(*data, "type", member_path(path, "data"));
     }
-    message.envelope.tool_use_id = string_or_empty(object, "parentToolUseID", path);
+    message.meta.edit().tool_use_id = string_or_empty(object, "parentToolUseID", path);
   } else if (t == "attachment") {
     message.kind = Kind::attachment;
     if (const JsonValue* attachment = optional_object(object, "attachment", path)) {
-      message.envelope.subtype =
+      message.meta.edit().subtype =
           string_or_empty(*attachment, "type", member_path(path, "attachment"));
     }
   } else if (t == "summary") {
@@ -93,7 +93,7 @@ void decode_record(const JsonValue& object, const std::string& path, Message& me
       message.content.form = Content::Form::string;
       message.content.text = std::string(*summary);
     }
-    message.envelope.leaf_uuid = string_or_empty(object, "leafUuid", path);
+    message.meta.edit().leaf_uuid = string_or_empty(object, "leafUuid", path);
   } else if (is_bookkeeping(t)) {
     message.kind = Kind::bookkeeping;
   } else {
@@ -153,7 +153,7 @@ class ClaudeCodeDecoder final : public Decoder {
 // stop_reason and usage from the last piece of a response. Unchanged fields keep
 // their original form.
 void patch_response_fields(ObjectWriter& message, const JsonValue& original, const Message& m) {
-  const std::string& stop_reason = m.envelope.stop_reason;
+  const std::string& stop_reason = m.meta->stop_reason;
   if (!stop_reason.empty() && string_member(original, "stop_reason") != stop_reason) {
     message.set_string("stop_reason", stop_reason);
   }
@@ -380,7 +380,7 @@ class ClaudeCodeEncoder final : public EncoderBase {
   // the chain fields derived from the input (the Chain), the message as Claude Code
   // writes it (an API response for assistant records).
   void write_new_record(JsonWriter& w, const Message& m) {
-    const Envelope& e = m.envelope;
+    const RecordMeta& e = *m.meta;
     std::string file = m.where.file ? *m.where.file : std::string("-");
     if (file != m_chain.file || m_chain.position == 0) {
       m_chain = Chain{};
@@ -502,7 +502,7 @@ class ClaudeCodeEncoder final : public EncoderBase {
   // message is a Claude Code record, otherwise a new record with what it has.
   void write_record(JsonWriter& w, const Message& m) {
     const bool same = same_format(m);
-    const Envelope& e = m.envelope;
+    const RecordMeta& e = *m.meta;
     ObjectWriter record(w, same ? m.json : nullptr);
     const bool turn = m.kind == Kind::turn;
     std::string_view type = m.role == Role::assistant ? "assistant" : "user";

@@ -368,7 +368,7 @@ void frame_task_notification(Message& record) {
 // is marked isApiErrorMessage and its model is <synthetic>; either alone is not
 // enough. Other formats' error records carry the flag alone.
 bool is_api_error_message(const Message& record) {
-  if (!record.envelope.is_api_error) {
+  if (!record.meta->is_api_error) {
     return false;
   }
   if (record.json == nullptr || !record.json->IsObject()) {
@@ -376,7 +376,7 @@ bool is_api_error_message(const Message& record) {
   }
   const JsonValue* flag = find_member(*record.json, "isApiErrorMessage");
   return flag != nullptr && flag->IsBool() && flag->GetBool() &&
-         record.envelope.model == "<synthetic>";
+         record.meta->model == "<synthetic>";
 }
 
 // A tombstone record ({"type":"tombstone","message":{"uuid":...}}, in Claude Code's
@@ -399,8 +399,8 @@ void apply_tombstones(std::vector<Message>& records) {
       }
       continue;
     }
-    if (!record.envelope.uuid.empty()) {
-      last[record.envelope.uuid] = i;
+    if (!record.meta->uuid.empty()) {
+      last[record.meta->uuid] = i;
     }
   }
   for (std::size_t i : removed) {

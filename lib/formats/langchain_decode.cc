@@ -356,7 +356,7 @@ void decode_message(const JsonValue& record, const std::string& path, Message& m
     message.role = Role::user;
   } else if (base == "ai") {
     message.role = Role::assistant;
-    message.envelope.message_id = message.id;
+    message.meta.edit().message_id = message.id;
     decode_tool_calls(d, p, message.source, message.content);
     decode_invalid_tool_calls(d, p, message.source, message.content);
     decode_usage_metadata(d, p, k_langchain_usage, message.usage);

@@ -74,27 +74,27 @@ void decode_response_metadata(const JsonValue& object, const std::string& path, 
   if (!model) {
     model = optional_string(*meta, "model", meta_path);
   }
-  message.envelope.model = std::string(model.value_or(""));
+  message.meta.edit().model = std::string(model.value_or(""));
   auto stop = optional_string(*meta, "finish_reason", meta_path);
   if (!stop) {
     stop = optional_string(*meta, "stop_reason", meta_path);
   }
-  message.envelope.stop_reason = std::string(stop.value_or(""));
+  message.meta.edit().stop_reason = std::string(stop.value_or(""));
 }
 
 bool has_response_metadata(const Message& m) {
-  return m.role == Role::assistant && (!m.envelope.model.empty() || !m.envelope.stop_reason.empty());
+  return m.role == Role::assistant && (!m.meta->model.empty() || !m.meta->stop_reason.empty());
 }
 
 void write_response_metadata(JsonWriter& w, const Message& m) {
   w.StartObject();
-  if (!m.envelope.model.empty()) {
+  if (!m.meta->model.empty()) {
     w.Key("model_name");
-    write_string(w, m.envelope.model);
+    write_string(w, m.meta->model);
   }
-  if (!m.envelope.stop_reason.empty()) {
+  if (!m.meta->stop_reason.empty()) {
     w.Key("finish_reason");
-    write_string(w, m.envelope.stop_reason);
+    write_string(w, m.meta->stop_reason);
   }
   w.EndObject();
 }

@@ -328,10 +328,10 @@ class OpenAIDecoder final : public Decoder {
     for (std::size_t i = first; i < out.size(); ++i) {
       Message& message = out[i];
       message.usage = usage;
-      message.envelope.model = model;
-      message.envelope.message_id = id;
+      message.meta.edit().model = model;
+      message.meta.edit().message_id = id;
       const JsonValue& choice = choices[static_cast<rapidjson::SizeType>(i - first)];
-      message.envelope.stop_reason = std::string(string_member(choice, "finish_reason").value_or(""));
+      message.meta.edit().stop_reason = std::string(string_member(choice, "finish_reason").value_or(""));
     }
   }
 };

@@ -245,10 +245,10 @@ void decode_info(const JsonValue& info, const std::string& path, Message& messag
   // The id is OpenCode's, not an API response's (one assistant message spans
   // several model calls): it is the message id of the message's first turn only.
   message.id = std::string(optional_string(info, "id", path).value_or(""));
-  message.envelope.session_id = std::string(optional_string(info, "sessionID", path).value_or(""));
-  message.envelope.parent_uuid = std::string(optional_string(info, "parentID", path).value_or(""));
-  message.envelope.model = std::string(optional_string(info, "modelID", path).value_or(""));
-  message.envelope.stop_reason = std::string(optional_string(info, "finish", path).value_or(""));
+  message.meta.edit().session_id = std::string(optional_string(info, "sessionID", path).value_or(""));
+  message.meta.edit().parent_uuid = std::string(optional_string(info, "parentID", path).value_or(""));
+  message.meta.edit().model = std::string(optional_string(info, "modelID", path).value_or(""));
+  message.meta.edit().stop_reason = std::string(optional_string(info, "finish", path).value_or(""));
   if (const JsonValue* time = optional_object(info, "time", path)) {
     if (auto created = optional_int(*time, "created", member_path(path, "time"))) {
       message.timestamp = iso_time(*created);
@@ -333,7 +333,7 @@ class OpenCodeDecoder final : public Decoder {
       message.custom_role = first.custom_role;
       message.record_type = first.record_type;
       message.timestamp = first.timestamp;
-      message.envelope = first.envelope;
+      message.meta = first.meta;
       if (i == 0) {
         message.id = first.id;
         message.usage = first.usage;
@@ -402,7 +402,7 @@ class OpenCodeDecoder final : public Decoder {
     message.id = std::move(turn.id);
     message.timestamp = std::move(turn.timestamp);
     message.content = std::move(turn.content);
-    message.envelope = std::move(turn.envelope);
+    message.meta = std::move(turn.meta);
     message.usage = turn.usage;
   }
 };

@@ -271,7 +271,7 @@ class OpenCodeEncoder final : public EncoderBase {
       object.write();  // a stage changes content, not OpenCode's bookkeeping
       return;
     }
-    const Envelope& e = m.envelope;
+    const RecordMeta& e = *m.meta;
     if (!m.id.empty()) {
       object.set_string("id", m.id);
     }

@@ -217,7 +217,7 @@ void decode_message(const JsonValue& record, Message& message) {
     message.role = Role::user;
   } else if (*role == "assistant") {
     message.role = Role::assistant;
-    message.envelope.message_id = message.id;
+    message.meta.edit().message_id = message.id;
     decode_calls(record, message.source, message.content);
     decode_usage_metadata(record, "", k_synaptic_usage, message.usage);
   } else if (*role == "system") {

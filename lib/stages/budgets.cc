@@ -26,7 +26,7 @@ void check_budgets(const std::vector<Message>& conversation, const BudgetOptions
   std::unordered_set<std::string> responses;
   for (const Message& record : conversation) {
     if (options.max_tokens && !record.usage.empty()) {
-      const std::string& id = record.envelope.message_id;
+      const std::string& id = record.meta->message_id;
       if (id.empty() || responses.insert(id).second) {
         tokens += usage_tokens(record.usage);
       }

@@ -487,7 +487,7 @@ void InputCheck::conversation(std::vector<Message> records) {
           record.content.text.empty() ? std::string("not a valid record") : record.content.text});
       continue;
     }
-    const Envelope& e = record.envelope;
+    const RecordMeta& e = *record.meta;
     if (!e.uuid.empty()) {
       auto [it, added] = m_uuids.emplace(e.uuid, record.where.line);
       if (!added) {

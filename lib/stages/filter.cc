@@ -13,7 +13,7 @@ bool contains(const NameSet& set, std::string_view value) {
 }
 
 bool id_in(const NameSet& ids, const Message& message) {
-  return contains(ids, message.id) || contains(ids, message.envelope.message_id);
+  return contains(ids, message.id) || contains(ids, message.meta->message_id);
 }
 
 bool is_blank(std::string_view text) {

@@ -120,8 +120,8 @@ bool same_speaker(const Message& a, const Message& b) {
       a.origin != b.origin || a.container != b.container) {
     return false;
   }
-  const Envelope& x = a.envelope;
-  const Envelope& y = b.envelope;
+  const RecordMeta& x = *a.meta;
+  const RecordMeta& y = *b.meta;
   return x.is_sidechain == y.is_sidechain && x.is_meta == y.is_meta &&
          x.is_compact_summary == y.is_compact_summary && x.is_api_error == y.is_api_error &&
          x.session_id == y.session_id;
@@ -188,22 +188,22 @@ void MergeRuns::merge(Message&& message) {
   if (!message.usage.empty()) {
     // The pieces of one response carry running totals: the latest replaces the
     // response's count. A new response adds to what came before.
-    bool same = !message.envelope.message_id.empty() &&
-                message.envelope.message_id == m_last_response;
+    bool same = !message.meta->message_id.empty() &&
+                message.meta->message_id == m_last_response;
     if (!same) {
       m_usage_before = held.usage;
     }
     held.usage = sum(m_usage_before, message.usage);
   }
-  m_last_response = message.envelope.message_id;
-  if (!message.envelope.stop_reason.empty()) {
-    held.envelope.stop_reason = message.envelope.stop_reason;
+  m_last_response = message.meta->message_id;
+  if (!message.meta->stop_reason.empty()) {
+    held.meta.edit().stop_reason = message.meta->stop_reason;
   }
-  if (!message.envelope.uuid.empty()) {
-    if (held.id == held.envelope.uuid) {
-      held.id = message.envelope.uuid;
+  if (!message.meta->uuid.empty()) {
+    if (held.id == held.meta->uuid) {
+      held.id = message.meta->uuid;
     }
-    held.envelope.uuid = std::move(message.envelope.uuid);
+    held.meta.edit().uuid = std::move(message.meta->uuid);
   }
   merge_content(held, m_held_is_text, std::move(message), m_options.separator);
   held.touch();
@@ -234,7 +234,7 @@ void MergeRuns::push(Message&& message, MessageSink& next) {
   m_held = std::move(message);
   m_held_is_text = is_text(m_held->content, m_held->origin);
   m_usage_before = Usage{};
-  m_last_response = m_held->envelope.message_id;
+  m_last_response = m_held->meta->message_id;
 }
 
 void MergeRuns::finish(MessageSink& next) { flush(next); }

@@ -79,9 +79,9 @@ ApiMessage made_user_message(const Message& record, std::string text, bool as_bl
   m.role = Role::user;
   m.origin = record.origin;
   m.where = record.where;
-  m.envelope.uuid = record.envelope.uuid;
-  m.envelope.session_id = record.envelope.session_id;
-  m.envelope.is_meta = true;
+  m.meta.edit().uuid = record.meta->uuid;
+  m.meta.edit().session_id = record.meta->session_id;
+  m.meta.edit().is_meta = true;
   m.modified = true;
   out.origin = origin_of(record);
   if (as_blocks) {
@@ -172,8 +172,8 @@ bool joins(const Message& last, const Message& next) {
   if (last.role != next.role || !mergeable(next.role)) {
     return false;
   }
-  return next.role != Role::assistant || last.envelope.message_id.empty() ||
-         next.envelope.message_id.empty() || last.envelope.message_id == next.envelope.message_id;
+  return next.role != Role::assistant || last.meta->message_id.empty() ||
+         next.meta->message_id.empty() || last.meta->message_id == next.meta->message_id;
 }
 
 namespace {
@@ -200,7 +200,7 @@ std::vector<ApiMessage> view_items(std::vector<Message>& records,
     Message& record = records[index];
     switch (record.kind) {
       case Kind::turn:
-        if (record.envelope.is_virtual || is_api_error_message(record)) {
+        if (record.meta->is_virtual || is_api_error_message(record)) {
           break;
         }
         if (record.role == Role::user && record.json != nullptr && record.json->IsObject() &&
@@ -221,7 +221,7 @@ std::vector<ApiMessage> view_items(std::vector<Message>& records,
         break;
       case Kind::event:
         // Claude Code sends the output of local commands (/model, /cost, ...) as user text.
-        if (record.envelope.subtype == "local_command" && record.content.is_string()) {
+        if (record.meta->subtype == "local_command" && record.content.is_string()) {
           items.push_back(
               made_user_message(record, std::move(record.content.text), false, origins));
         }
@@ -288,9 +288,9 @@ ApiConversation build_view(std::vector<ApiMessage> items, ViewMode mode) {
   for (std::size_t i : order) {
     ApiMessage& item = items[i];
     Message& m = item.message;
-    if (m.role == Role::assistant && m.is_turn() && !m.envelope.message_id.empty() &&
+    if (m.role == Role::assistant && m.is_turn() && !m.meta->message_id.empty() &&
         !format_traits(m.origin).ids_name_alternatives) {
-      auto found = response_at.find(m.envelope.message_id);
+      auto found = response_at.find(m.meta->message_id);
       if (found != response_at.end()) {
         append_api(out[found->second], std::move(item), origins);
         continue;
@@ -305,8 +305,8 @@ ApiConversation build_view(std::vector<ApiMessage> items, ViewMode mode) {
     out.push_back(std::move(item));
     const Message& added = out.back().message;
     if (added.role == Role::assistant) {
-      if (added.is_turn() && !added.envelope.message_id.empty()) {
-        response_at[added.envelope.message_id] = out.size() - 1;
+      if (added.is_turn() && !added.meta->message_id.empty()) {
+        response_at[added.meta->message_id] = out.size() - 1;
       }
     } else if (added.role != Role::user || !starts_with_tool_result(added)) {
       response_at.clear();  // the look-back stops here
@@ -382,7 +382,7 @@ void slim_for_api(Message& record) {
       needed = true;
       break;
     case Kind::event:
-      needed = record.envelope.subtype == "local_command";
+      needed = record.meta->subtype == "local_command";
       break;
     case Kind::unknown:
       needed = record.record_type == "tombstone";

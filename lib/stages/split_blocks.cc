@@ -45,7 +45,7 @@ std::string derive_short_message_id(std::string_view uuid) {
 }
 
 void SplitBlocks::follow_renames(Message& message) const {
-  Envelope& e = message.envelope;
+  RecordMeta& e = message.meta.edit();
   if (m_renamed.empty()) {
     return;
   }
@@ -76,7 +76,7 @@ void SplitBlocks::push(Message&& message, MessageSink& next) {
     m_new_chain = true;
   }
   follow_renames(message);
-  const std::string uuid = message.envelope.uuid;
+  const std::string uuid = message.meta->uuid;
   std::vector<Block> blocks = std::move(content.blocks);
   std::string previous;  // the uuid of the block before
   for (auto&& [k, block] : ranges::views::enumerate(blocks)) {
@@ -91,7 +91,7 @@ void SplitBlocks::push(Message&& message, MessageSink& next) {
     piece.content.blocks.clear();
     piece.content.blocks.push_back(std::move(block));
     if (!uuid.empty()) {
-      Envelope& e = piece.envelope;
+      RecordMeta& e = piece.meta.edit();
       e.uuid = m_new_chain ? derive_uuid(uuid, k) : uuid;
       if (k > 0) {
         e.parent_uuid = previous;

@@ -261,15 +261,15 @@ class Trimmer {
       }
     };
     each_kept([&](std::size_t, std::size_t i) {
-      if (!conversation[i].envelope.uuid.empty()) {
-        kept.insert(conversation[i].envelope.uuid);
+      if (!conversation[i].meta->uuid.empty()) {
+        kept.insert(conversation[i].meta->uuid);
       }
     });
     std::unordered_map<std::string, std::string> parent_of;
     if (!kept.empty()) {
       for (const Message& m : conversation) {
-        if (!m.envelope.uuid.empty()) {
-          parent_of.emplace(m.envelope.uuid, m.envelope.parent_uuid);
+        if (!m.meta->uuid.empty()) {
+          parent_of.emplace(m.meta->uuid, m.meta->parent_uuid);
         }
       }
     }
@@ -284,7 +284,7 @@ class Trimmer {
     };
     std::vector<Message> out;
     each_kept([&](std::size_t u, std::size_t i) {
-      const std::string parent = conversation[i].envelope.parent_uuid;
+      const std::string parent = conversation[i].meta->parent_uuid;
       bool orphan = !kept.empty() && !parent.empty() && kept.count(parent) == 0;
       bool cut = w.cut_unit == u && i == m_units[u].first_turn;
       // The link is patched in the record's bytes, which stay otherwise as they
@@ -304,12 +304,12 @@ class Trimmer {
       }
       if (orphan) {
         Message& m = out.back();
-        m.envelope.parent_uuid = kept_ancestor(parent);
+        m.meta.edit().parent_uuid = kept_ancestor(parent);
         if (at != std::string::npos) {
           m.raw.replace(at, link_size,
-                        m.envelope.parent_uuid.empty()
+                        m.meta->parent_uuid.empty()
                             ? std::string("\"parentUuid\":null")
-                            : fmt::format("\"parentUuid\":\"{}\"", m.envelope.parent_uuid));
+                            : fmt::format("\"parentUuid\":\"{}\"", m.meta->parent_uuid));
         }
       }
     });
