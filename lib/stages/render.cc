@@ -83,8 +83,8 @@ std::string_view label_of(const Message& message, std::string_view& role) {
 // The first user text worth a title: not a tool result, not Claude Code's
 // `<command-...>` or caveat wrappers, not meta.
 std::string prompt_of(const Message& message) {
-  if (message.role != Role::user || message.envelope.is_meta ||
-      message.envelope.is_compact_summary) {
+  if (message.role != Role::user || message.meta->is_meta ||
+      message.meta->is_compact_summary) {
     return {};
   }
   std::string text;
@@ -241,7 +241,7 @@ void Renderer::close_sidechain() {
 }
 
 void Renderer::put(const Message& message) {
-  if (message.kind == Kind::event && message.envelope.subtype == "compact_boundary") {
+  if (message.kind == Kind::event && message.meta->subtype == "compact_boundary") {
     close_sidechain();
     m_writer->marker("compaction", "Conversation compacted");
     return;
@@ -250,10 +250,10 @@ void Renderer::put(const Message& message) {
     return;  // progress, attachments, bookkeeping: not what was said
   }
   if (m_records++ == 0) {
-    m_file_is_sidechain = message.envelope.is_sidechain;
+    m_file_is_sidechain = message.meta->is_sidechain;
   }
   // Claude Code 1.0 writes a subagent's records into the session, isSidechain set.
-  if (message.envelope.is_sidechain && !m_file_is_sidechain && m_depth == 0) {
+  if (message.meta->is_sidechain && !m_file_is_sidechain && m_depth == 0) {
     if (!m_in_sidechain) {
       m_writer->begin_subagent("Subagent", m_last_agent_call);
       m_in_sidechain = true;
@@ -292,13 +292,13 @@ void Renderer::put(const Message& message) {
     role = "tool";
     label = "Tool result";
   }
-  if (message.envelope.is_compact_summary) {
+  if (message.meta->is_compact_summary) {
     role = "compact";
     label = "Compaction summary";
-  } else if (message.envelope.is_meta) {
+  } else if (message.meta->is_meta) {
     role = "meta";
   }
-  m_writer->begin_message(role, label, message.timestamp, message.envelope.model);
+  m_writer->begin_message(role, label, message.timestamp, message.meta->model);
   put_blocks(message);
   m_writer->end_message();
   subagent_file(message);

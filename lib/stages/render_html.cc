@@ -4,6 +4,9 @@
 // whatever a transcript holds, opening the page touches no network.
 // Every piece of recorded text is escaped (& < > " '); images are written inline
 // only from base64 data of an image/* type; URL images are links, never fetched.
+// Messages are `content-visibility: auto`, so that the browser lays out only those
+// near the viewport: a long session's page opens and scrolls without laying out
+// every message first.
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -27,6 +30,7 @@ main{max-width:60rem;margin:0 auto;padding:1rem}
 h1{font-size:1.3rem;word-break:break-all}
 .msg{border:1px solid var(--line);border-radius:8px;margin:.75rem 0;padding:.5rem .75rem;
 background:var(--assistant);overflow-wrap:anywhere}
+.msg{content-visibility:auto;contain-intrinsic-size:auto 8rem}
 .msg.user{background:var(--user)}.msg.tool{background:var(--tool)}
 .msg.meta,.msg.compact{opacity:.85}
 .msg>header{font-size:.8rem;color:var(--muted);display:flex;gap:.5rem;flex-wrap:wrap}
