@@ -134,6 +134,9 @@ BENCHMARKS = [
      " | if type == \"string\" then . elif type == \"array\" then ([.[] | select(.type =="
      " \"text\") | .text] | join(\"\")) else \"\" end)' {input}",
      "jq:buffer-string"),
+    # render streams a 200 MB session to one page; issue 18 bounds it at 3x parse-only.
+    ("render html", "cc", "{convo} render {input}", "parse-only"),
+    ("render markdown", "cc", "{convo} render --format markdown {input}", "parse-only"),
     ("merge-runs", "cc", "{convo} merge-runs {input}", "parse-only"),
     # Issue 18: reports over every record (usage keeps a small entry per response,
     # sessions one summary per session).

@@ -23,11 +23,14 @@ Examples:
   convo buffer-string --human-prefix User --ai-prefix Assistant chat.jsonl
   convo buffer-string session.jsonl
   convo buffer-string --format xml chat.jsonl
+  convo buffer-string --readable session.jsonl
 
 Text is written as it is; images and other blocks as [image], [thinking], ...;
 an assistant's tool calls follow its text as JSON; each tool result is a
 "Tool:" entry. Records that are not conversation turns are not written.
---format xml writes LangChain Python's <message type="..."> transcript instead.
+--format xml writes LangChain Python's <message type="..."> transcript instead;
+--readable writes for people: a message's parts on lines of their own, no empty
+entries.
 See convo-buffer-string(1).)";
 
 int run_buffer_string(const BufferStringArgs& args) {
@@ -54,6 +57,8 @@ void add_buffer_string(CLI::App& app, Runner& run) {
                   "prefix (Prefix: text) or xml (<message type=\"human\">text</message>)")
       ->capture_default_str()
       ->check(one_of({"prefix", "xml"}, "--format value"));
+  sub->add_flag("--readable", o.readable,
+                "For people: a message's parts on lines of their own, empty entries left out");
   prefix("--human-prefix", o.human_prefix, "Prefix of user messages");
   prefix("--ai-prefix", o.ai_prefix, "Prefix of assistant messages");
   prefix("--system-prefix", o.system_prefix, "Prefix of system and developer messages");

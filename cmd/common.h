@@ -112,6 +112,7 @@ void add_buffer_string(CLI::App& app, Runner& run);
 void add_trim(CLI::App& app, Runner& run);
 void add_assemble(CLI::App& app, Runner& run);
 void add_stream(CLI::App& app, Runner& run);
+void add_render(CLI::App& app, Runner& run);
 // Not a transcript subcommand: `convo completions SHELL` (cmd/completions.cc).
 void add_completions(CLI::App& app, Runner& run);
 

@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   convo::cli::add_trim(app, run);
   convo::cli::add_assemble(app, run);
   convo::cli::add_stream(app, run);
+  convo::cli::add_render(app, run);
   convo::cli::add_completions(app, run);
 
   // A usage error names the help to read: the subcommand's when there is one.

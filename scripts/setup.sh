@@ -3,7 +3,8 @@
 
 # Debian packages convo needs to build and test.
 CONVO_PACKAGES=(cmake make g++ libcli11-dev rapidjson-dev libfmt-dev librange-v3-dev catch2
-                zlib1g-dev libzstd-dev gzip zstd parallel)
+                zlib1g-dev libzstd-dev gzip zstd parallel
+                chromium)  # chromium: the render browser test (CTest label chromium)
 
 convo_install_packages() {
   if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -161,6 +161,39 @@ void append_content(const Content& content, TextOut& out) {
   }
 }
 
+// --- The prefix format, readable (--readable) ---
+
+// The parts of `content` on lines of their own: texts (empty ones left out), other
+// blocks as [type], tool calls as [call NAME: arguments]; tool results are entries
+// of their own.
+void append_readable(const Content& content, std::string& out) {
+  auto part = [&](std::string_view text) {
+    if (text.empty()) {
+      return;
+    }
+    if (!out.empty() && out.back() != '\n') {
+      out += '\n';
+    }
+    out += text;
+  };
+  if (content.form == Content::Form::string) {
+    part(content.text);
+    return;
+  }
+  for (const Block& block : content.blocks | ranges::views::remove_if(is_tool_result)) {
+    if (block.type == BlockType::text) {
+      part(block.text);
+    } else if (block.type == BlockType::tool_use) {
+      part("[call " + block.name + ": " + block.input_json() + "]");
+    } else {
+      std::string name;
+      TextOut text(name);
+      append_block(block, text);
+      part(name);
+    }
+  }
+}
+
 // --- The xml format (LangChain Python's format="xml") ---
 
 // xml.sax.saxutils.escape: &, < and >.
@@ -349,6 +382,15 @@ void render(const Message& message, const BufferStringOptions& options, TextOut&
         scratch.clear();
         append_xml_message(lower_case(options.tool_prefix), block.result, false, scratch);
         out.add(scratch);
+      } else if (options.readable) {
+        scratch.clear();
+        append_readable(block.result, scratch);
+        if (!scratch.empty()) {
+          out.add(options.tool_prefix);
+          out.add(": ");
+          out.add(scratch);
+          out.add("\n");
+        }
       } else {
         out.add(options.tool_prefix);
         out.add(": ");
@@ -362,6 +404,17 @@ void render(const Message& message, const BufferStringOptions& options, TextOut&
     return;
   }
   const bool calls = message.role == Role::assistant && message.has_tool_uses();
+  if (options.readable && !xml) {
+    scratch.clear();
+    append_readable(content, scratch);
+    if (!scratch.empty()) {
+      out.add(prefix_of(message, options));
+      out.add(": ");
+      out.add(scratch);
+      out.add("\n");
+    }
+    return;
+  }
   if (xml) {
     scratch.clear();
     append_xml_message(xml_type(message, options), content, calls, scratch);

@@ -23,6 +23,10 @@ struct BufferStringOptions {
   std::string system_prefix = "System";  // system and developer messages
   std::string tool_prefix = "Tool";      // tool messages and tool_result blocks
   std::string function_prefix = "Function";  // OpenAI's legacy function messages
+  // The prefix format for people rather than LangChain (--readable): a message's
+  // parts on lines of their own (texts, [thinking], [call NAME: arguments]) instead
+  // of glued together, and an entry with nothing to show (an empty `AI:`) left out.
+  bool readable = false;
 };
 
 // Appends the entries `message` renders to, each followed by a newline (LangChain
