@@ -96,6 +96,25 @@ convo_install_sdk_streams() {
     echo "notice: npm ci failed in $dir; the SDK stream tests will be skipped" >&2
 }
 
+# Installs the pinned Codex CLI (tests/codex_oracle) and Gemini CLI
+# (tests/gemini_cli_oracle), the real programs the codex and gemini-cli formats are
+# checked against; without node 20+ and npm those tests are skipped.
+convo_install_agent_clis() {
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 ||
+     [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
+    echo "notice: node 20+ and npm are needed for the Codex and Gemini CLI checks; they will be skipped" >&2
+    return 0
+  fi
+  local dir
+  for dir in tests/codex_oracle tests/gemini_cli_oracle; do
+    if [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
+      continue
+    fi
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+      echo "notice: npm ci failed in $dir; its checks will be skipped" >&2
+  done
+}
+
 # Installs the pinned Claude Code of ../shared/cc-oracle (the harness that resumes a
 # session with the real `claude` against a loopback stand-in for the Messages API),
 # when the harness is beside this clone and npm is here; otherwise the cc-oracle

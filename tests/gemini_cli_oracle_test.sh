@@ -8,11 +8,13 @@
 #
 #   gemini_cli_oracle_test.sh CONVO_BINARY SOURCE_DIR
 #
-# Exit 77 (SKIPPED) without Gemini CLI: set GEMINI_CLI to its `gemini`, or put it on
-# PATH (npm install @google/gemini-cli). About 3 s a session.
+# Exit 77 (SKIPPED) without Gemini CLI: `npm ci` in tests/gemini_cli_oracle installs
+# the pinned one (scripts/setup.sh does); GEMINI_CLI or `gemini` on PATH name another. About 3 s a session.
 set -u
 convo=$(realpath "$1") source_dir=$(realpath "$2")
-gemini=${GEMINI_CLI:-$(command -v gemini || true)}
+pinned=$source_dir/tests/gemini_cli_oracle/node_modules/.bin/gemini
+[ -x "$pinned" ] || pinned=$(command -v gemini || true)
+gemini=${GEMINI_CLI:-$pinned}
 if [ -z "$gemini" ] || [ ! -x "$gemini" ]; then
   echo "SKIPPED: Gemini CLI is not installed (set GEMINI_CLI or put gemini on PATH)"
   exit 77
