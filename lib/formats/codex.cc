@@ -96,6 +96,9 @@ class CodexDecoder final : public Decoder {
       message.meta.edit().subtype = std::string(event);
       if (event == "token_count") {
         decode_token_count(payload, message);
+        if (!message.usage.empty() && !m_model.empty()) {
+          message.meta.edit().model = m_model;  // the model of the response it counts
+        }
       }
     } else if (type == "compacted") {
       message.kind = Kind::event;
