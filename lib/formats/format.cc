@@ -393,7 +393,8 @@ constexpr FormatInfo k_formats[] = {
      .sniff = sniff_gemini,
      .make_decoder = make_gemini_decoder,
      .make_encoder = make_gemini_encoder,
-     .unmodelled = gemini_unmodelled},
+     .unmodelled = gemini_unmodelled,
+     .thinking_signed = false},
     {.format = Format::gemini_cli,
      .name = "gemini-cli",
      .description =
@@ -404,7 +405,8 @@ constexpr FormatInfo k_formats[] = {
      .make_encoder = make_gemini_cli_encoder,
      .other_records = true,
      .holds_timestamps = true,
-     .unmodelled = gemini_cli_unmodelled},
+     .unmodelled = gemini_cli_unmodelled,
+     .thinking_signed = false},
     {.format = Format::ai_sdk,
      .name = "ai-sdk",
      .description = "Vercel AI SDK ModelMessages and UIMessages, one per line",
@@ -413,7 +415,8 @@ constexpr FormatInfo k_formats[] = {
      .make_decoder = make_ai_sdk_decoder,
      .make_encoder = make_ai_sdk_encoder,
      .unmodelled = ai_sdk_unmodelled,
-     .make_stream_reader = make_ai_sdk_stream_reader},
+     .make_stream_reader = make_ai_sdk_stream_reader,
+     .thinking_signed = false},
 };
 
 // The registry covers the enum: one row per format, in enum order (format_info

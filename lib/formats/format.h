@@ -317,6 +317,9 @@ struct FormatInfo {
   // `prompt_tokens`, LangChain's `input_tokens`), not beside it as Anthropic's
   // `input_tokens` does: `convo usage` subtracts `cache_read` before pricing.
   bool usage_input_includes_cache = false;
+  // Its thinking carries a signature the API needs back (Anthropic's), so `check`
+  // by format reports thinking without one; false where thoughts have none to give.
+  bool thinking_signed = true;
 };
 
 // True when messages of `format` keep tool calls apart (FormatInfo::calls_apart).

@@ -270,7 +270,11 @@ class Checker {
           text_block(b.text, where, "");
           break;
         case BlockType::thinking:
-          if (anthropic() && (!b.signature || b.signature->empty())) {
+          // Checked by its own format's rules, a format whose thinking has no
+          // signature to send back (Gemini's thoughts, the AI SDK's reasoning) is not
+          // wrong to have none; --for anthropic asks the API's question.
+          if (anthropic() && (!b.signature || b.signature->empty()) &&
+              (!m_options.by_format || format_traits(m.origin).thinking_signed)) {
             add(where, "unsigned-thinking", "thinking block has no signature");
           }
           break;
