@@ -620,7 +620,7 @@ class GeminiCliEncoder final : public EncoderBase {
     }
     if (!head.usage.empty()) {
       const JsonValue* tokens = original != nullptr ? find_member(*original, "tokens") : nullptr;
-      object.set("tokens", [&](JsonWriter& w) {
+      object.set("tokens", [&, tokens](JsonWriter& w) {
         ObjectWriter t(w, tokens != nullptr && tokens->IsObject() ? tokens : nullptr);
         const Usage& u = head.usage;
         auto put = [&](std::string_view key, const std::optional<std::int64_t>& v) {

@@ -374,7 +374,8 @@ void GeminiPartWriter::write(JsonWriter& w, const Block& block, std::string_view
     }
     case BlockType::tool_use: {
       const JsonValue* call = original != nullptr ? member(*original, k_function_call) : nullptr;
-      part.set(spelling(original, k_function_call), [&](JsonWriter& cw) {
+      // `call` is named by value: the part is written after this block ends.
+      part.set(spelling(original, k_function_call), [&, call](JsonWriter& cw) {
         ObjectWriter object(cw, call != nullptr && call->IsObject() ? call : nullptr);
         if (!block.id.empty() && !is_made_up_call_id(block.id)) {
           object.set_string("id", block.id);
@@ -396,7 +397,7 @@ void GeminiPartWriter::write(JsonWriter& w, const Block& block, std::string_view
     case BlockType::tool_result: {
       const JsonValue* response =
           original != nullptr ? member(*original, k_function_response) : nullptr;
-      part.set(spelling(original, k_function_response), [&](JsonWriter& rw) {
+      part.set(spelling(original, k_function_response), [&, response](JsonWriter& rw) {
         const bool patch = response != nullptr && response->IsObject();
         ObjectWriter object(rw, patch ? response : nullptr);
         if (!block.id.empty() && !is_made_up_call_id(block.id)) {

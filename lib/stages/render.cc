@@ -210,7 +210,7 @@ void Renderer::end_document() { m_writer->end_document(); }
 
 void Renderer::begin_session(const std::string& name, const std::string& path) {
   m_path = path == "-" ? std::string() : path;
-  m_summary = SessionSummary{};
+  m_summary = RenderedSession{};
   m_summary.name = name;
   m_tool_names.clear();
   m_nested.clear();
@@ -221,14 +221,14 @@ void Renderer::begin_session(const std::string& name, const std::string& path) {
   m_writer->begin_session(++m_session, name);
 }
 
-SessionSummary Renderer::end_session() {
+RenderedSession Renderer::end_session() {
   close_sidechain();
   unlinked_subagent_files();
   m_writer->end_session();
   return m_summary;
 }
 
-void Renderer::index(const std::vector<SessionSummary>& sessions,
+void Renderer::index(const std::vector<RenderedSession>& sessions,
                      const std::vector<std::string>& links) {
   m_writer->index(sessions, links);
 }
@@ -487,7 +487,7 @@ std::size_t render_pages(const std::vector<std::string>& paths, const RenderOpti
     throw Error(dir + ": cannot create directory: " + error.message(), ExitCode::output);
   }
   const char* extension = options.style == RenderOptions::Style::html ? ".html" : ".md";
-  std::vector<SessionSummary> summaries;
+  std::vector<RenderedSession> summaries;
   std::vector<std::string> links;
   std::map<std::string, int> taken{{std::string("index") + extension, 1}};
   for (const SessionFile& session : sessions) {

@@ -33,7 +33,7 @@ struct RenderOptions {
 };
 
 // What a rendered session was, for an index page.
-struct SessionSummary {
+struct RenderedSession {
   std::string name;          // the input's name
   std::string first_prompt;  // the first thing the user typed, on one line, shortened
   std::string start, end;    // first and last timestamps, as recorded
@@ -53,10 +53,10 @@ class Renderer {
   // none are).
   void begin_session(const std::string& name, const std::string& path);
   void put(const Message& message);
-  SessionSummary end_session();
+  RenderedSession end_session();
   void end_document();
   // An index page's list: one entry per session, linking to `links[i]`.
-  void index(const std::vector<SessionSummary>& sessions, const std::vector<std::string>& links);
+  void index(const std::vector<RenderedSession>& sessions, const std::vector<std::string>& links);
 
   // Reads `path` (a session file) through `read` and renders every record of it.
   void put_file(const std::string& path, const ReadOptions& read, Diagnostics& diagnostics);
@@ -74,7 +74,7 @@ class Renderer {
   std::string m_path;
   const ReadOptions* m_read = nullptr;
   Diagnostics* m_diagnostics = nullptr;
-  SessionSummary m_summary;
+  RenderedSession m_summary;
   std::vector<std::pair<std::string, std::string>> m_tool_names;  // call id -> name
   std::vector<std::string> m_nested;  // subagent files nested so far
   std::string m_last_agent_call;  // the latest Task/Agent call's id

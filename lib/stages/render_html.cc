@@ -307,12 +307,12 @@ class HtmlWriter final : public PageWriter {
     flush();
   }
 
-  void index(const std::vector<SessionSummary>& sessions,
+  void index(const std::vector<RenderedSession>& sessions,
              const std::vector<std::string>& links) override {
     m_buf += "<h1>Sessions</h1>\n<table>\n<thead><tr><th>Session</th><th>First prompt</th>"
              "<th>Start</th><th>End</th><th>Messages</th></tr></thead>\n<tbody>\n";
     for (std::size_t i = 0; i < sessions.size(); ++i) {
-      const SessionSummary& s = sessions[i];
+      const RenderedSession& s = sessions[i];
       m_buf += "<tr><td><a href=\"";
       escape_into(links[i], m_buf);
       m_buf += "\">";

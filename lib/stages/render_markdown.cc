@@ -333,7 +333,7 @@ class MarkdownWriter final : public PageWriter {
     flush();
   }
 
-  void index(const std::vector<SessionSummary>& sessions,
+  void index(const std::vector<RenderedSession>& sessions,
              const std::vector<std::string>& links) override {
     m_buf += "# Sessions\n\n| Session | First prompt | Start | End | Messages |\n"
              "| --- | --- | --- | --- | ---: |\n";
@@ -352,7 +352,7 @@ class MarkdownWriter final : public PageWriter {
       }
     };
     for (std::size_t i = 0; i < sessions.size(); ++i) {
-      const SessionSummary& s = sessions[i];
+      const RenderedSession& s = sessions[i];
       m_buf += "| [";
       cell(s.name);
       m_buf += "](<";

@@ -49,7 +49,7 @@ class PageWriter {
   virtual void begin_subagent(std::string_view label, std::string_view call_id) = 0;
   virtual void end_subagent() = 0;
 
-  virtual void index(const std::vector<SessionSummary>& sessions,
+  virtual void index(const std::vector<RenderedSession>& sessions,
                      const std::vector<std::string>& links) = 0;
 };
 
