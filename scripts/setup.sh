@@ -47,72 +47,36 @@ convo_build_sanitized() {
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
 }
 
-# Installs the pinned LangChain.js the conformance tests compare against, when node
-# 20+ and npm are here; otherwise those tests are skipped, with a notice.
-convo_install_langchain() {
-  local dir=tests/langchain
+# convo_npm_ci DIR WHAT: installs the pinned npm packages of DIR (its
+# package-lock.json), the real program WHAT's tests compare convo with, when node
+# 20+ and npm are here; otherwise, or when npm ci fails, those tests are skipped
+# (they print SKIPPED), with a notice. Does nothing when DIR is installed already.
+convo_npm_ci() {
+  local dir=$1 what=$2
   if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 ||
      [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
-    echo "notice: node 20+ and npm are needed for the LangChain.js conformance tests; they will be skipped" >&2
+    echo "notice: node 20+ and npm are needed for the $what tests; they will be skipped" >&2
     return 0
   fi
   if [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
     return 0
   fi
   (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
-    echo "notice: npm ci failed in $dir; the LangChain.js conformance tests will be skipped" >&2
+    echo "notice: npm ci failed in $dir; the $what tests will be skipped" >&2
 }
 
-# Installs the pinned Vercel AI SDK (tests/ai-sdk), whose own schemas check what
-# convo writes as ai-sdk; without node 20+ and npm those tests are skipped.
-convo_install_ai_sdk() {
-  local dir=tests/ai-sdk
-  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 ||
-     [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
-    echo "notice: node 20+ and npm are needed for the AI SDK schema tests; they will be skipped" >&2
-    return 0
-  fi
-  if [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
-    return 0
-  fi
-  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
-    echo "notice: npm ci failed in $dir; the AI SDK schema tests will be skipped" >&2
-}
-
-# Installs the pinned official SDKs (@anthropic-ai/sdk, openai) that read the
-# streams `convo stream` writes (tests/sdk-streams), when node 20+ and npm are
-# here; otherwise those tests are skipped, with a notice.
+# The pinned programs the conformance tests run (each directory's package.json says
+# what and why).
+convo_install_langchain() { convo_npm_ci tests/langchain "LangChain.js conformance"; }
+convo_install_ai_sdk() { convo_npm_ci tests/ai-sdk "AI SDK schema"; }
 convo_install_sdk_streams() {
-  local dir=tests/sdk-streams
-  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 ||
-     [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
-    echo "notice: node 20+ and npm are needed for the SDK stream tests; they will be skipped" >&2
-    return 0
-  fi
-  if [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
-    return 0
-  fi
-  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
-    echo "notice: npm ci failed in $dir; the SDK stream tests will be skipped" >&2
+  convo_npm_ci tests/sdk-streams "SDK stream and type (@anthropic-ai/sdk, openai, @google/genai)"
 }
-
-# Installs the pinned Codex CLI (tests/codex_oracle) and Gemini CLI
-# (tests/gemini_cli_oracle), the real programs the codex and gemini-cli formats are
-# checked against; without node 20+ and npm those tests are skipped.
+convo_install_ccusage() { convo_npm_ci tests/ccusage "ccusage comparison"; }
+convo_install_secretlint() { convo_npm_ci tests/secretlint "secretlint comparison"; }
 convo_install_agent_clis() {
-  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 ||
-     [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
-    echo "notice: node 20+ and npm are needed for the Codex and Gemini CLI checks; they will be skipped" >&2
-    return 0
-  fi
-  local dir
-  for dir in tests/codex_oracle tests/gemini_cli_oracle; do
-    if [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
-      continue
-    fi
-    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
-      echo "notice: npm ci failed in $dir; its checks will be skipped" >&2
-  done
+  convo_npm_ci tests/codex_oracle "Codex CLI"
+  convo_npm_ci tests/gemini_cli_oracle "Gemini CLI"
 }
 
 # Installs the pinned Claude Code of ../shared/cc-oracle (the harness that resumes a
@@ -132,18 +96,3 @@ convo_install_cc_oracle() {
     echo "notice: npm ci failed in $dir; the Claude Code oracle tests will be skipped" >&2
 }
 
-# Installs the pinned ccusage that tests/ccusage_test.py compares convo usage with,
-# when node 20+ and npm are here; otherwise that test is skipped, with a notice.
-convo_install_ccusage() {
-  local dir=tests/ccusage
-  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 ||
-     [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
-    echo "notice: node 20+ and npm are needed for the ccusage comparison; it will be skipped" >&2
-    return 0
-  fi
-  if [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
-    return 0
-  fi
-  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
-    echo "notice: npm ci failed in $dir; the ccusage comparison will be skipped" >&2
-}
