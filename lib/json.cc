@@ -282,16 +282,24 @@ int hex4(const char* p) {
 
 }  // namespace
 
-std::size_t replace_lone_surrogates(std::string& text) {
-  std::size_t replaced = 0;
+namespace {
+
+// Calls `found(i)` for the offset of every UTF-16 surrogate escape in `text` that is
+// not half of a pair; returns how many there are. From backslash to backslash
+// (memchr): most lines have none or a few.
+template <typename Found>
+std::size_t for_each_lone_surrogate(std::string_view text, Found found) {
+  std::size_t count = 0;
   const std::size_t size = text.size();
   auto escape_at = [&](std::size_t i) {
     return i + 6 <= size && text[i] == '\\' && text[i + 1] == 'u' ? hex4(text.data() + i + 2) : -1;
   };
   for (std::size_t i = 0; i < size; ++i) {
-    if (text[i] != '\\') {
-      continue;
+    const void* next = std::memchr(text.data() + i, '\\', size - i);
+    if (next == nullptr) {
+      break;
     }
+    i = static_cast<std::size_t>(static_cast<const char*>(next) - text.data());
     int unit = escape_at(i);
     if (unit < 0) {
       ++i;  // another escape (\\, \", ...): skip its second byte
@@ -307,11 +315,22 @@ std::size_t replace_lone_surrogates(std::string& text) {
       i += 5;
       continue;
     }
-    text.replace(i + 2, 4, "fffd");
-    ++replaced;
+    found(i);
+    ++count;
     i += 5;
   }
-  return replaced;
+  return count;
+}
+
+}  // namespace
+
+std::size_t replace_lone_surrogates(std::string& text) {
+  // The text's size does not change, so the string_view stays valid.
+  return for_each_lone_surrogate(text, [&](std::size_t i) { text.replace(i + 2, 4, "fffd"); });
+}
+
+std::size_t count_lone_surrogates(std::string_view text) {
+  return for_each_lone_surrogate(text, [](std::size_t) {});
 }
 
 void reserve_parse_padding(std::string& text, std::size_t size) {

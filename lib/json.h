@@ -189,6 +189,9 @@ struct JsonParseError {
 // many it replaced.
 std::size_t replace_lone_surrogates(std::string& text);
 
+// How many surrogate escapes in `text` `replace_lone_surrogates` would replace.
+std::size_t count_lone_surrogates(std::string_view text);
+
 // Parses `text`, which must hold exactly one JSON value (whitespace around it is
 // fine), into `doc`. `text` must be followed by a NUL byte in memory (std::string
 // data is), which lets the parser run without bounds checks.

@@ -152,28 +152,26 @@ bool RecordReader::next(Record& record) {
   }
   const bool first = m_first;
   m_first = false;
+  // Half a surrogate pair (`\ud800` or `\udc00` alone; JSON.stringify writes them
+  // when it cuts a string mid-pair) is read as U+FFFD, counted: the record passes
+  // through unchanged, and re-encoded it has the replacement character. Done before
+  // parsing because the parser refuses a lone high half but would turn a lone low
+  // half into bytes that are not UTF-8.
+  record.lone_surrogates = replace_lone_surrogates(record.source->text);
   if (parse_json_in_place(record.source->text, record.source->doc)) {
     return true;
   }
-  // Rare: parse the pristine bytes again to say what is wrong and where.
-  record.source->text.clear();
-  auto error = parse_json(record.raw, record.source->doc);
+  // Rare: parse the pristine bytes again (their lone halves replaced as above) to
+  // say what is wrong and where.
+  record.lone_surrogates = 0;
+  std::string& text = record.source->text;
+  reserve_parse_padding(text, record.raw.size());
+  text.assign(record.raw);
+  replace_lone_surrogates(text);
+  auto error = parse_json(text, record.source->doc);
+  text.clear();
   if (!error) {
     return true;  // cannot happen: both parses accept the same texts
-  }
-  if (error->lone_surrogate) {
-    // Half a surrogate pair (JSON.stringify writes them): read it as U+FFFD. The
-    // record passes through unchanged; re-encoded, it has the replacement character.
-    std::string& text = record.source->text;
-    reserve_parse_padding(text, record.raw.size());
-    text.assign(record.raw);
-    record.lone_surrogates = replace_lone_surrogates(text);
-    if (record.lone_surrogates > 0 && parse_json_in_place(text, record.source->doc)) {
-      return true;
-    }
-    record.lone_surrogates = 0;
-    text.clear();
-    error = parse_json(record.raw, record.source->doc);
   }
   if (first && may_continue(record.raw, *error) && try_document_mode(record)) {
     return true;
@@ -225,7 +223,15 @@ bool RecordReader::try_document_mode(Record& record) {
   std::string_view text(m_buffer.data() + m_begin, m_end - m_begin);
   auto source = std::make_shared<Source>();
   std::size_t consumed = 0;
-  if (auto error = parse_json_prefix(text, source->doc, consumed)) {
+  // Lone surrogate halves are read as U+FFFD, as in lines (see next()); the bytes
+  // the record passes through are the document's own.
+  std::size_t lone_surrogates = count_lone_surrogates(text);
+  if (lone_surrogates > 0) {
+    source->text.assign(text);
+    replace_lone_surrogates(source->text);
+  }
+  if (auto error = parse_json_prefix(lone_surrogates > 0 ? std::string_view(source->text) : text,
+                                     source->doc, consumed)) {
     std::size_t first_line_end = std::min(text.find('\n'), text.size());
     // The error at the first byte of the next line ("expected ',' or '}'" at a
     // '{') says the first line is JSONL cut short, not a document's first line.
@@ -243,8 +249,11 @@ bool RecordReader::try_document_mode(Record& record) {
     m_line = first_line;
     return next_in_document(record);
   }
+  source->text.clear();  // the parse copied the strings it keeps
+  source->text.shrink_to_fit();
   m_document = true;
   m_line = first_line;  // line number of the byte at m_begin
+  record.lone_surrogates = lone_surrogates;
   record.raw.assign(text.data(), consumed);
   record.source = std::move(source);
   record.where = Location{m_file, first_line, 0};
@@ -268,7 +277,15 @@ bool RecordReader::next_in_document(Record& record) {
   record.where = Location{m_file, m_line, 0};
   record.source = std::make_shared<Source>();
   std::size_t consumed = 0;
-  if (auto error = parse_json_prefix(text, record.source->doc, consumed)) {
+  record.lone_surrogates = count_lone_surrogates(text);  // as in try_document_mode
+  std::string fixed;
+  if (record.lone_surrogates > 0) {
+    fixed.assign(text);
+    replace_lone_surrogates(fixed);
+  }
+  if (auto error = parse_json_prefix(record.lone_surrogates > 0 ? std::string_view(fixed) : text,
+                                     record.source->doc, consumed)) {
+    record.lone_surrogates = 0;
     // Where a broken document ends cannot be told: it is one bad record from its
     // start to the end of the input, reported once at the error (a document nested
     // a million deep is one report, not two million), and kept whole by

@@ -13,6 +13,7 @@
 #include "session_tree.h"
 #include "stages/api_repairs.h"
 #include "tool_links.h"
+#include "utf8.h"
 
 namespace convo {
 
@@ -390,8 +391,9 @@ void slim_for_api(Message& record) {
     default:
       break;
   }
-  // The bytes are kept only where the anthropic writer may write them as they are.
-  if (!needed || !anthropic_as_is(record)) {
+  // The bytes are kept only where the anthropic writer may write them as they are,
+  // or where they are not UTF-8: the writer's error then names the bad byte's column.
+  if (!needed || (!anthropic_as_is(record) && !find_invalid_utf8(record.raw))) {
     std::string().swap(record.raw);
   }
   if (!needed) {
