@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,5 +57,12 @@ StreamCommandStats write_streams(const StreamCommandOptions& options, Output& ou
 // characters. What parts cannot hold is reported to `loss` as lost to `to`.
 std::vector<StreamPart> parts_of_message(const Message& message, std::size_t chunk_size,
                                          Format to, LossReport& loss);
+
+// The parts that spell one response made of `messages` (assistant messages of one
+// response body, as a Responses body's output items are): their blocks in order,
+// the response's id, model and stop reason from the first, its usage from the last
+// that has one.
+std::vector<StreamPart> parts_of_messages(std::span<const Message> messages, std::size_t chunk_size,
+                                          Format to, LossReport& loss);
 
 }  // namespace convo
