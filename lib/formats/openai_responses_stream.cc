@@ -329,9 +329,11 @@ class ResponsesReader final : public StreamReader {
       std::size_t block = begin_block(item, BlockType::text, out);
       item.parts[content] = block;
       item.sent = true;
+      item.text.clear();
       if (part != nullptr) {
         std::string_view first = string_member(*part, part_type == "refusal" ? "refusal" : "text").value_or("");
         add_delta(block, first, out);
+        item.text = first;
       }
       return "";
     }
@@ -350,8 +352,26 @@ class ResponsesReader final : public StreamReader {
         std::size_t block = begin_block(item, BlockType::text, out);
         part = item.parts.emplace(content, block).first;
         item.sent = true;
+        item.text.clear();
       }
       add_delta(part->second, delta, out);
+      item.text += delta;
+      return "";
+    }
+    // A .done event repeats the text whole: what the deltas left out (a recording
+    // with deltas elided) is given now.
+    if (type == "response.output_text.done" || type == "response.refusal.done") {
+      if (auto part = item.parts.find(content); part != item.parts.end()) {
+        rest_of(part->second, item, string_member(doc, type.starts_with("response.refusal") ? "refusal" : "text"), out);
+      }
+      return "";
+    }
+    if ((type == "response.reasoning_summary_text.done" || type == "response.reasoning_text.done") && item.open) {
+      rest_of(*item.open, item, string_member(doc, "text"), out);
+      return "";
+    }
+    if (type == "response.function_call_arguments.done" && item.open) {
+      rest_of(*item.open, item, string_member(doc, "arguments"), out);
       return "";
     }
     if (type == "response.reasoning_summary_part.added") {
@@ -363,11 +383,13 @@ class ResponsesReader final : public StreamReader {
         thinking_part(item, "", out);
       }
       add_delta(*item.open, delta, out);
+      item.text += delta;
       item.sent = true;
       return "";
     }
     if (type == "response.function_call_arguments.delta" && item.open) {
       add_delta(*item.open, delta, out);
+      item.text += delta;
       item.sent = item.sent || !delta.empty();
       return "";
     }
@@ -405,7 +427,18 @@ class ResponsesReader final : public StreamReader {
     std::map<std::size_t, std::size_t> parts;  // a message's content parts' open blocks
     bool sent = false;                         // text of its block was given
     std::size_t summary_parts = 0;             // reasoning: parts begun
+    std::string text;                          // the open part's text so far
   };
+
+  // `whole` (a .done event's text) extends what the deltas of `block` gave: the rest.
+  static void rest_of(std::size_t block, LiveItem& item, std::optional<std::string_view> whole,
+                      std::vector<StreamPart>& out) {
+    if (whole && whole->size() > item.text.size() && whole->starts_with(item.text)) {
+      add_delta(block, whole->substr(item.text.size()), out);
+      item.text = *whole;
+      item.sent = true;
+    }
+  }
   struct Live {
     bool begun = false;
     std::map<std::size_t, LiveItem> items;  // by output_index, while open
@@ -456,6 +489,7 @@ class ResponsesReader final : public StreamReader {
     }
     ++item.summary_parts;
     add_delta(*item.open, text, out);
+    item.text = text;
     item.sent = item.sent || !text.empty();
     return "";
   }
