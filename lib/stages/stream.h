@@ -8,7 +8,8 @@
 // - A stream (SSE, or one JSON event per line) of any protocol convo reads: it is
 //   translated event by event as the bytes arrive, each event's translation
 //   written and flushed before the next is read. Memory holds the open block's
-//   state, never a response's text. A stream that reports an error or is cut off
+//   state, never a response's text (but a Responses writer's, whose
+//   response.completed repeats the output, as the API's does). A stream that reports an error or is cut off
 //   ends with the target protocol's error event, then a convo::Error.
 //
 // The readers and writers live with their formats (lib/formats/stream.h); this
