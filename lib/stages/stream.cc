@@ -310,8 +310,6 @@ class MessageStreams final : public InputHandler {
                  StreamCommandStats& stats)
       : m_options(options), m_out(out), m_loss(loss), m_stats(stats) {}
 
-  ~MessageStreams() override = default;
-
   void message(Message&& message) override {
     // The items of one response body (a Responses body's output, a built-in tool's
     // output item among them) are one response.
@@ -350,9 +348,6 @@ class MessageStreams final : public InputHandler {
     m_pending.clear();
   }
 
- public:
-
- private:
   const StreamCommandOptions& m_options;
   Output& m_out;
   LossReport& m_loss;
