@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Every recorded stream of the corpus (Anthropic and OpenAI Chat SSE) translated by
-`convo stream` to each protocol, and assembled again, spells the response the
-stream spelled: the same text, thinking, tool calls (id, name, input), stop reason
+"""Every recorded stream of the corpus (Anthropic, OpenAI Chat and OpenAI Responses
+SSE, and Responses `.chunks.txt` event lines) translated by `convo stream` to each
+protocol, and assembled again, spells the response the stream spelled: the same text, thinking, tool calls (id, name, input), stop reason
 and token counts. Differences that the target protocol cannot say are left out
 (an Anthropic thinking signature or server tool block in OpenAI chunks, text
 blocks run together in OpenAI's one content string), as convo's warning counts
-them. Exit 77 without the corpus.
+them. And every Responses response body of the corpus, written as a Responses
+stream and assembled, gives its items back (assemble(write-stream(M)) == M). Exit
+77 without the corpus.
 
     stream_corpus_test.py CONVO_BINARY CORPUS_DIR
 """
@@ -15,9 +17,11 @@ import subprocess
 import sys
 
 convo, corpus = sys.argv[1], sys.argv[2]
-dirs = [os.path.join(corpus, d) for d in ("anthropic-api", "openai-chat")]
+dirs = [os.path.join(corpus, d) for d in ("anthropic-api", "openai-chat", "openai-responses")]
 streams = sorted(os.path.join(root, name) for d in dirs if os.path.isdir(d)
-                 for root, _, names in os.walk(d) for name in names if name.endswith(".sse"))
+                 for root, _, names in os.walk(d) for name in names
+                 if name.endswith(".sse") or (d.endswith("openai-responses") and name.endswith(".chunks.txt")))
+TARGETS = ("anthropic", "openai", "openai-responses")
 if not streams:
     print("SKIPPED: no corpus streams (../shared/corpus)")
     sys.exit(77)
@@ -27,11 +31,50 @@ STOP = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use",
         "pause_turn": "end_turn"}
 
 
+def protocol(doc):
+    if doc.get("type") == "message":
+        return "anthropic"
+    return "openai-responses" if doc.get("object") == "response" else "openai"
+
+
+def reasoning_text(item):
+    for key in ("summary", "content"):
+        texts = [p.get("text") for p in item.get(key) or [] if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        if texts:
+            return "\n\n".join(texts)
+    return ""
+
+
 def view(doc, coarse):
     """The response as comparable: blocks (coarse: text and thinking joined, as
-    OpenAI Chat holds them), stop reason, token counts."""
+    OpenAI Chat holds them; no item ids), stop reason, token counts."""
     blocks, usage = [], {}
-    if doc.get("type") == "message":
+    if protocol(doc) == "openai-responses":
+        calls = False
+        for item in doc.get("output") or []:
+            t, iid = item.get("type"), None if coarse else item.get("id")
+            if t == "message":
+                for p in item.get("content") or []:
+                    blocks.append(("text", p.get("text", p.get("refusal", ""))) + (() if coarse else (iid,)))
+            elif t == "reasoning" and reasoning_text(item):
+                blocks.append(("thinking", reasoning_text(item), None if coarse else (iid, item.get("encrypted_content"))))
+            elif t in ("function_call", "custom_tool_call"):
+                calls = True
+                args = item.get("arguments", "")
+                try:
+                    args = json.loads(args) if t == "function_call" else {"input": item.get("input", "")}
+                except ValueError:
+                    pass
+                blocks.append(("tool_use", item.get("call_id"), item.get("name"), args))
+            elif not coarse:
+                blocks.append((t, json.dumps(item, sort_keys=True)))
+        details = doc.get("incomplete_details") or {}
+        stop = ("max_tokens" if details.get("reason") != "content_filter" else "refusal") \
+            if doc.get("status") == "incomplete" else ("tool_use" if calls else "end_turn")
+        u = doc.get("usage") or {}
+        cached = (u.get("input_tokens_details") or {}).get("cached_tokens", 0) or 0
+        usage = (u.get("input_tokens", 0) - cached, u.get("output_tokens", 0), cached)
+    elif doc.get("type") == "message":
         for b in doc.get("content", []):
             t = b.get("type")
             if t == "text":
@@ -99,12 +142,12 @@ for path in streams:
     if not wanted:
         continue
     incomplete = original.returncode != 0 or "incomplete" in original.stderr or "error" in original.stderr
-    for target in ("anthropic", "openai"):
+    for target in TARGETS:
         key = f"-> {target}"
         t = tally.setdefault(key, [0, 0, 0])
         out = run(f"{convo} stream --to {target} --include-usage {q} 2>/dev/null | {convo} assemble --on-error skip 2>/dev/null")
         got = responses(out.stdout)
-        own = wanted[0].get("type") == "message" if target == "anthropic" else wanted[0].get("object") == "chat.completion"
+        own = protocol(wanted[0]) == target
         coarse = not own
         a = [view(d, coarse) for d in wanted]
         b = [view(d, coarse) for d in got]
@@ -122,6 +165,30 @@ for path in streams:
             t[1] += 1
             failures += 1
             print(f"*** {path} {key}:\n  assembled  {json.dumps(a)[:800]}\n  translated {json.dumps(b)[:800]}")
+
+# assemble(write-stream(M)) == M: each Responses response body, written as a
+# Responses stream and assembled again, has the same items.
+bodies = sorted(os.path.join(root, name) for root, _, names in os.walk(os.path.join(corpus, "openai-responses"))
+                for name in names if name.endswith("response.json"))
+t = tally.setdefault("Responses bodies -> openai-responses stream -> assemble", [0, 0, 0])
+for path in bodies:
+    try:
+        with open(path) as f:
+            body = json.load(f)
+    except ValueError:
+        continue
+    if not isinstance(body, dict) or body.get("object") != "response" or not body.get("output"):
+        continue
+    out = run(f"{convo} stream --to openai-responses '{path}' 2>/dev/null | {convo} assemble 2>/dev/null")
+    got = responses(out.stdout)
+    a, b = [view(body, False)], [view(d, False) for d in got]
+    a[0]["stop"] = b[0]["stop"] if b and body.get("status") != "incomplete" else a[0]["stop"]
+    if a == b:
+        t[0] += 1
+    else:
+        t[1] += 1
+        failures += 1
+        print(f"*** {path} written and assembled:\n  body      {json.dumps(a)[:800]}\n  assembled {json.dumps(b)[:800]}")
 for key, (same, differ, incomplete) in tally.items():
     print(f"corpus streams {key}: {same} of {same + differ} spell the same response "
           f"({incomplete} of them cut off or ending in an error, compared as far as they came)")

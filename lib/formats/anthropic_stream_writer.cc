@@ -42,6 +42,13 @@ std::string usage_json(const Usage& usage) {
       usage.output.value_or(0));
 }
 
+// What a block of a kind the writer does not write is called in the loss count: its
+// own type's name (a Responses item's, web_search_call) when the part gives it.
+std::string_view anthropic_dropped_name(const StreamPart& part) {
+  return part.block == BlockType::unknown && !part.name.empty() ? std::string_view(part.name)
+                                                                  : block_type_name(part.block);
+}
+
 class AnthropicWriter final : public StreamWriter {
  public:
   void write(const StreamPart& part, std::string& out, LossReport& loss,
@@ -141,7 +148,7 @@ class AnthropicWriter final : public StreamWriter {
         break;
       default:
         if (part.raw.empty()) {
-          loss.drop(Format::anthropic, fmt::format("{} blocks", block_type_name(part.block)), where);
+          loss.drop(Format::anthropic, fmt::format("{} blocks", anthropic_dropped_name(part)), where);
           return;
         }
         block = part.raw;  // a block of its own kind (server tool use, ...), as it came

@@ -372,6 +372,7 @@ constexpr FormatInfo k_formats[] = {
      .api_rules = ApiRules::openai_chat,
      .unmodelled = openai_responses_unmodelled,
      .make_stream_reader = make_openai_responses_stream_reader,
+     .make_stream_writer = make_openai_responses_stream_writer,
      .usage_input_includes_cache = true},  // input_tokens counts cached_tokens
     {.format = Format::codex,
      .name = "codex",

@@ -54,4 +54,7 @@ class ResponsesStreamAssembler {
 // response goes from response.created to response.completed (.incomplete, .failed).
 std::unique_ptr<StreamReader> make_openai_responses_stream_reader();
 
+// A writer of Responses streams, for the same row (openai_responses_stream_writer.cc).
+std::unique_ptr<StreamWriter> make_openai_responses_stream_writer(const StreamWriterOptions& options);
+
 }  // namespace convo

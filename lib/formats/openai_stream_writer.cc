@@ -119,7 +119,10 @@ class OpenAIWriter final : public StreamWriter {
         return;
       }
       default:
-        loss.drop(Format::openai, fmt::format("{} blocks", block_type_name(part.block)), where);
+        loss.drop(Format::openai, fmt::format("{} blocks", part.block == BlockType::unknown && !part.name.empty()
+                                                               ? std::string_view(part.name)
+                                                               : block_type_name(part.block)),
+                  where);
         return;
     }
   }

@@ -76,6 +76,15 @@ struct StreamPart {
   // (usage details, context management, citations) pass.
   Format from = Format::none;
   std::string raw_event;
+  // block_begin and block_end of a block that is (part of) an OpenAI Responses item,
+  // read from a stream or from messages of that family: the item's id, and its JSON
+  // as it came (`item`), whose other members (encrypted_content, status) a
+  // Responses writer keeps.
+  std::string item_id;
+  std::string item;
+  // What the part carries that only a writer of `from` can write (a plural noun
+  // phrase: "encrypted reasoning"); the driver counts it lost for another target.
+  std::string unheld;
   StopReason stop = StopReason::none;
   std::string stop_sequence;
   std::string error_type;

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <span>
 
 #include "formats/fields.h"
+#include "formats/responses_items.h"
 #include "io/compression.h"
 #include "io/input_list.h"
 #include "io/output.h"
@@ -175,7 +177,8 @@ class Translator {
     if (event.name == "error" || type == "error" ||
         (error != nullptr && type.empty() &&
          (claimer == m_readers.end() || !(*claimer)->owns_error_member(doc)))) {
-      stream_error(error, event.where);
+      // A Responses error event has its code and message at the top.
+      stream_error(error != nullptr ? error : &doc, event.where);
     }
     if (claimer == m_readers.end()) {
       m_diagnostics.warning(event.where, "ignored an event of no protocol convo reads");
@@ -215,6 +218,9 @@ class Translator {
       if (m_writer == nullptr) {
         fail("an event comes before the response starts", "api_error", where);
       }
+      if (!part.unheld.empty() && part.from != m_options.to) {
+        m_loss.drop(m_options.to, part.unheld, where);
+      }
       m_writer->write(part, m_bytes, m_loss, where);
       if (part.kind == StreamPart::Kind::end) {
         m_open = false;
@@ -228,6 +234,9 @@ class Translator {
     std::string message;
     if (error != nullptr && error->IsObject()) {
       type = std::string(string_member(*error, "type").value_or(""));
+      if (type.empty() || type == "error") {
+        type = std::string(string_member(*error, "code").value_or(""));
+      }
       message = std::string(string_member(*error, "message").value_or(""));
     }
     std::string said = type.empty() && message.empty() ? "stream error"
@@ -302,33 +311,67 @@ class MessageStreams final : public InputHandler {
       : m_options(options), m_out(out), m_loss(loss), m_stats(stats) {}
 
   void message(Message&& message) override {
+    // The items of one response body (a Responses body's output, a built-in tool's
+    // output item among them) are one response.
+    if (!m_pending.empty() && same_response(m_pending.back(), message)) {
+      m_pending.push_back(std::move(message));
+      return;
+    }
+    write_pending();
     if (!message.is_turn() || message.role != Role::assistant) {
       ++m_stats.skipped;
       return;
     }
+    m_pending.push_back(std::move(message));
+  }
+
+  void end_input() override { write_pending(); }
+
+ private:
+  static bool same_response(const Message& a, const Message& b) {
+    return a.source != nullptr && a.source == b.source && !a.meta->message_id.empty() &&
+           a.meta->message_id == b.meta->message_id;
+  }
+
+  void write_pending() {
+    if (m_pending.empty()) {
+      return;
+    }
     std::unique_ptr<StreamWriter> writer = format_info(m_options.to).make_stream_writer(m_options.writer);
     std::string bytes;
-    for (const StreamPart& part : parts_of_message(message, m_options.chunk_size, m_options.to, m_loss)) {
-      writer->write(part, bytes, m_loss, message.where);
+    for (const StreamPart& part : parts_of_messages(m_pending, m_options.chunk_size, m_options.to, m_loss)) {
+      writer->write(part, bytes, m_loss, m_pending.front().where);
     }
     m_out.write(bytes);
     m_out.flush();
     ++m_stats.responses;
+    m_pending.clear();
   }
 
- private:
   const StreamCommandOptions& m_options;
   Output& m_out;
   LossReport& m_loss;
   StreamCommandStats& m_stats;
+  std::vector<Message> m_pending;  // the messages of the response in hand
 };
 
 }  // namespace
 
 std::vector<StreamPart> parts_of_message(const Message& message, std::size_t chunk_size,
                                          Format to, LossReport& loss) {
+  return parts_of_messages(std::span(&message, 1), chunk_size, to, loss);
+}
+
+std::vector<StreamPart> parts_of_messages(std::span<const Message> messages, std::size_t chunk_size,
+                                          Format to, LossReport& loss) {
   std::vector<StreamPart> parts;
+  const Message& message = messages.front();
   Usage usage = message.usage;
+  for (const Message& m : messages) {
+    if (!m.usage.empty()) {
+      usage = m.usage;  // a response's usage is on one of its messages (a Responses body's last)
+    }
+  }
   if (format_traits(message.origin).usage_input_includes_cache && usage.input) {
     usage.input = *usage.input - usage.cache_read.value_or(0);
   }
@@ -337,9 +380,11 @@ std::vector<StreamPart> parts_of_message(const Message& message, std::size_t chu
   begin.id = !message.meta->message_id.empty() ? message.meta->message_id : message.id;
   begin.model = message.meta->model;
   if (message.source != nullptr && message.source->doc.IsObject()) {
-    if (const JsonValue* created = find_member(message.source->doc, "created");
-        created != nullptr && created->IsInt64()) {
-      begin.created = created->GetInt64();
+    for (std::string_view key : {"created", "created_at"}) {  // Chat's, Responses'
+      if (const JsonValue* created = find_member(message.source->doc, key);
+          created != nullptr && created->IsInt64()) {
+        begin.created = created->GetInt64();
+      }
     }
   }
   begin.usage = usage;
@@ -347,6 +392,15 @@ std::vector<StreamPart> parts_of_message(const Message& message, std::size_t chu
   parts.push_back(std::move(begin));
 
   std::size_t index = 0;
+  // A message of the Responses family is an item: its id and JSON go with its blocks.
+  const Message* of = &message;
+  std::size_t current = 0;  // the block of `of` in hand
+  auto item_of = [&](StreamPart& part) {
+    if (holds_responses_items(of->origin) && of->json != nullptr) {
+      part.item_id = of->id;
+      part.item = to_json(*of->json);
+    }
+  };
   auto block = [&](BlockType type, std::string_view text, std::string id = {}, std::string name = {}) {
     StreamPart part;
     part.kind = StreamPart::Kind::block_begin;
@@ -354,6 +408,15 @@ std::vector<StreamPart> parts_of_message(const Message& message, std::size_t chu
     part.index = index;
     part.id = std::move(id);
     part.name = std::move(name);
+    item_of(part);
+    if (type == BlockType::text && !part.item.empty() && of->content.form == Content::Form::blocks) {
+      // A Responses message's content part, whose members (annotations) its writer keeps.
+      const Block& b = of->content.blocks[current];
+      if (b.json != nullptr && b.json != of->json) {
+        part.from = Format::openai_responses;
+        part.raw = to_json(*b.json);
+      }
+    }
     if (type == BlockType::redacted_thinking) {
       part.text = std::string(text);
     }
@@ -368,13 +431,23 @@ std::vector<StreamPart> parts_of_message(const Message& message, std::size_t chu
     part.index = index++;
     parts.push_back(std::move(part));
   };
-  if (message.content.form == Content::Form::string) {
-    if (!message.content.text.empty()) {
-      block(BlockType::text, message.content.text);
-      block_end();
+  for (const Message& m : messages) {
+    of = &m;
+    if (holds_responses_items(m.origin) && !holds_responses_items(to)) {
+      responses_item_unmodelled(m, [&](std::string_view what) { loss.drop(to, what, m.where); });
     }
-  } else if (message.content.form == Content::Form::blocks) {
-    for (const Block& b : message.content.blocks) {
+    if (m.content.form == Content::Form::string) {
+      if (!m.content.text.empty()) {
+        block(BlockType::text, m.content.text);
+        block_end();
+      }
+      continue;
+    }
+    if (m.content.form != Content::Form::blocks) {
+      continue;
+    }
+    for (const Block& b : m.content.blocks) {
+      current = static_cast<std::size_t>(&b - m.content.blocks.data());
       switch (b.type) {
         case BlockType::text:
         case BlockType::redacted_thinking:
@@ -393,8 +466,23 @@ std::vector<StreamPart> parts_of_message(const Message& message, std::size_t chu
           block_end();
           break;
         default:
+          if (b.type == BlockType::unknown && holds_responses_items(m.origin) &&
+              holds_responses_items(to) && b.json != nullptr && b.json == m.json) {
+            // An item of its own kind (web_search_call, encrypted reasoning), whole.
+            StreamPart part;
+            part.kind = StreamPart::Kind::block_begin;
+            part.block = BlockType::unknown;
+            part.index = index;
+            part.name = b.type_name;
+            part.item_id = m.id;
+            part.from = Format::openai_responses;
+            part.raw_event = to_json(*b.json);
+            parts.push_back(std::move(part));
+            block_end();
+            break;
+          }
           loss.drop(to, fmt::format("{} blocks", b.type_name.empty() ? block_type_name(b.type) : b.type_name),
-                    message.where);
+                    m.where);
           break;
       }
     }

@@ -8,7 +8,8 @@
 // - A stream (SSE, or one JSON event per line) of any protocol convo reads: it is
 //   translated event by event as the bytes arrive, each event's translation
 //   written and flushed before the next is read. Memory holds the open block's
-//   state, never a response's text. A stream that reports an error or is cut off
+//   state, never a response's text (but a Responses writer's, whose
+//   response.completed repeats the output, as the API's does). A stream that reports an error or is cut off
 //   ends with the target protocol's error event, then a convo::Error.
 //
 // The readers and writers live with their formats (lib/formats/stream.h); this
@@ -17,6 +18,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,5 +58,12 @@ StreamCommandStats write_streams(const StreamCommandOptions& options, Output& ou
 // characters. What parts cannot hold is reported to `loss` as lost to `to`.
 std::vector<StreamPart> parts_of_message(const Message& message, std::size_t chunk_size,
                                          Format to, LossReport& loss);
+
+// The parts that spell one response made of `messages` (assistant messages of one
+// response body, as a Responses body's output items are): their blocks in order,
+// the response's id, model and stop reason from the first, its usage from the last
+// that has one.
+std::vector<StreamPart> parts_of_messages(std::span<const Message> messages, std::size_t chunk_size,
+                                          Format to, LossReport& loss);
 
 }  // namespace convo

@@ -2,7 +2,8 @@
 // as a stream by `convo stream --to anthropic|openai`, served from a loopback HTTP
 // server, and read by the SDK's own stream accumulator (Anthropic's MessageStream
 // via client.messages.stream, OpenAI's ChatCompletionStream via
-// client.chat.completions.stream); the SDK's final message must equal the body
+// client.chat.completions.stream, and its ResponseStream via client.responses.stream
+// for `--to openai-responses`); the SDK's final message must equal the body
 // convo started from. Then the same across protocols: the body's stream translated
 // live by a second `convo stream --to OTHER`, read by the other SDK. And an error
 // event or a cut-off stream, written by convo, makes each SDK raise the error.
@@ -10,7 +11,7 @@
 //   node sdk_streams.mjs --convo BINARY [--corpus DIR]
 //
 // Bodies: bodies/*.json here, and every *response.json under DIR/anthropic-api and
-// DIR/openai-chat of the corpus when it is there. Blocks convo does not stream
+// DIR/openai-chat and DIR/openai-responses of the corpus when it is there. Blocks convo does not stream
 // (server tools' blocks, citations) are counted as losses, as convo's warning
 // counts them, and left out of the comparison. Exit 77 (SKIPPED) without the npm
 // packages (scripts/setup.sh installs them).
@@ -52,12 +53,14 @@ function files(dir) {
 
 const bodies = files(path.join(here, "bodies"));
 if (corpus) {
-  bodies.push(...files(path.join(corpus, "anthropic-api")), ...files(path.join(corpus, "openai-chat")));
+  bodies.push(...files(path.join(corpus, "anthropic-api")), ...files(path.join(corpus, "openai-chat")),
+              ...files(path.join(corpus, "openai-responses")));
 }
 
 function protocol(body) {
   if (body?.type === "message" && Array.isArray(body.content)) return "anthropic";
   if (body?.object === "chat.completion" && Array.isArray(body.choices) && body.choices.length > 0) return "openai";
+  if (body?.object === "response" && Array.isArray(body.output) && body.output.length > 0) return "openai-responses";
   return null;
 }
 
@@ -168,6 +171,95 @@ function openaiAsAnthropic(completion, losses) {
   };
 }
 
+// --- OpenAI Responses ---
+
+// A reasoning item's text as convo reads it: its summary parts, else its content,
+// joined by blank lines.
+const reasoningText = (item) =>
+  [item.summary, item.content].map((list) => (list ?? []).filter((p) => typeof p?.text === "string").map((p) => p.text))
+    .find((texts) => texts.length > 0)?.join("\n\n") ?? "";
+
+// A Responses body as comparable: its items with their ids (`ids`), text,
+// reasoning, calls, and the usage. Items convo passes whole (built-in tools) are
+// compared whole.
+function responsesView(response, losses, ids = true) {
+  const output = [];
+  for (const item of response.output ?? []) {
+    const id = ids ? item.id : undefined;
+    if (item.type === "message") {
+      output.push({ type: "message", id, role: item.role, content: item.content.map((p) => ({ type: p.type, text: p.text ?? p.refusal, annotations: p.annotations ?? [] })) });
+    } else if (item.type === "reasoning" && reasoningText(item) !== "") {
+      output.push({ type: "reasoning", id, text: reasoningText(item), encrypted_content: ids ? item.encrypted_content : undefined });
+    } else if (item.type === "function_call") {
+      output.push({ type: "function_call", id, call_id: item.call_id, name: item.name, input: parsed(item.arguments) });
+    } else if (ids) {
+      output.push(item);
+    } else {
+      losses.push(`${item.type} items`);
+    }
+  }
+  const u = response.usage ?? {};
+  return {
+    id: response.id, model: response.model, output,
+    usage: {
+      input_tokens: u.input_tokens ?? 0, cached_tokens: u.input_tokens_details?.cached_tokens ?? 0,
+      output_tokens: u.output_tokens ?? 0,
+    },
+  };
+}
+
+// A Responses body as the Anthropic SDK should see it after live translation.
+function responsesAsAnthropic(response, losses) {
+  const view = responsesView(response, losses, false);
+  const content = [];
+  for (const item of view.output) {
+    if (item.type === "reasoning") content.push({ type: "thinking", thinking: item.text, signature: "" });
+    else if (item.type === "message") for (const p of item.content) content.push({ type: "text", text: p.text });
+    else content.push({ type: "tool_use", id: item.call_id, name: item.name, input: item.input });
+  }
+  if (response.output.some((item) => item.encrypted_content)) losses.push("encrypted reasoning");
+  const u = view.usage;
+  return {
+    id: view.id, model: view.model, role: "assistant", content,
+    stop_reason: content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn", stop_sequence: null,
+    usage: {
+      input_tokens: u.input_tokens - u.cached_tokens, output_tokens: u.output_tokens,
+      cache_creation_input_tokens: 0, cache_read_input_tokens: u.cached_tokens,
+    },
+  };
+}
+
+// An Anthropic message as the OpenAI SDK's Responses stream should see it after
+// translation: items without ids (convo makes them).
+function anthropicAsResponses(message, losses) {
+  const view = anthropicView(message, losses);
+  const output = [];
+  for (const b of view.content) {
+    if (b.type === "thinking") {
+      if (b.signature) losses.push("thinking signatures");
+      output.push({ type: "reasoning", id: undefined, text: b.thinking, encrypted_content: undefined });
+    } else if (b.type === "text") {
+      const last = output.at(-1);
+      const part = { type: "output_text", text: b.text, annotations: [] };
+      if (last?.type === "message") last.content.push(part);
+      else output.push({ type: "message", id: undefined, role: "assistant", content: [part] });
+    } else if (b.type === "tool_use") {
+      output.push({ type: "function_call", id: undefined, call_id: b.id, name: b.name, input: b.input });
+    } else {
+      losses.push(`${b.type} blocks`);
+    }
+  }
+  const u = view.usage;
+  return {
+    id: view.id, model: view.model,
+    output: output.filter((item) => item.type !== "reasoning" || item.text !== ""),
+    usage: {
+      input_tokens: u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens,
+      cached_tokens: u.cache_read_input_tokens, output_tokens: u.output_tokens,
+    },
+  };
+}
+
 // --- The loopback server and the SDKs ---
 
 let serving = "";
@@ -195,6 +287,14 @@ async function openaiReads(sse) {
     model: "m", messages: [{ role: "user", content: "hi" }], stream_options: { include_usage: true },
   });
   return openaiView(await stream.finalChatCompletion());
+}
+
+// The Responses stream through the SDK's accumulator (responses.stream), `ids`:
+// whether item ids are compared.
+async function responsesReads(sse, ids = true) {
+  serving = sse;
+  const stream = openai.responses.stream({ model: "m", input: "hi" });
+  return responsesView(await stream.finalResponse(), [], ids);
 }
 
 function run(command, file) {
@@ -252,6 +352,19 @@ for (const file of bodies) {
     await check("anthropic body -> anthropic stream -> convo -> openai stream -> OpenAI SDK", file,
                 anthropicAsOpenai(body, crossLosses), crossLosses, openaiReads,
                 `${q} stream --to anthropic --chunk-size 5 "$1" 2>/dev/null | ${q} stream --to openai --include-usage 2>/dev/null`);
+    const responsesLosses = [];
+    await check("anthropic body -> anthropic stream -> convo -> openai-responses stream -> OpenAI SDK", file,
+                anthropicAsResponses(body, responsesLosses), responsesLosses, (sse) => responsesReads(sse, false),
+                `${q} stream --to anthropic --chunk-size 5 "$1" 2>/dev/null | ${q} stream --to openai-responses 2>/dev/null`);
+  } else if (p === "openai-responses") {
+    const losses = [];
+    await check("openai-responses body -> openai-responses stream -> OpenAI SDK", file,
+                responsesView(body, losses), losses, responsesReads,
+                `${q} stream --to openai-responses --chunk-size 7 "$1" 2>/dev/null`);
+    const crossLosses = [];
+    await check("openai-responses body -> openai-responses stream -> convo -> anthropic stream -> Anthropic SDK", file,
+                responsesAsAnthropic(body, crossLosses), crossLosses, anthropicReads,
+                `${q} stream --to openai-responses --chunk-size 5 "$1" 2>/dev/null | ${q} stream --to anthropic 2>/dev/null`);
   } else if (p === "openai") {
     if (body.choices.length > 1) continue;  // one stream a choice: not one SDK response
     const losses = [];
@@ -275,7 +388,7 @@ const failing = [
   ["a cut-off stream", errorStream, /incomplete/],
 ];
 for (const [what, stream, message] of failing) {
-  for (const [target, read] of [["anthropic", anthropicReads], ["openai", openaiReads]]) {
+  for (const [target, read] of [["anthropic", anthropicReads], ["openai", openaiReads], ["openai-responses", responsesReads]]) {
     const name = `${what} -> ${target} stream -> its SDK raises the error`;
     const t = (tally[name] ??= { agree: 0, lossy: 0, differ: 0 });
     const result = spawnSync(convo, ["stream", "--to", target], { input: stream, encoding: "utf8" });
