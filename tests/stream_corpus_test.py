@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Every recorded stream of the corpus (Anthropic and OpenAI Chat SSE) translated by
+"""Every recorded stream of the corpus (Anthropic and OpenAI Chat SSE, Gemini SSE and
+chunk lines) translated by
 `convo stream` to each protocol, and assembled again, spells the response the
 stream spelled: the same text, thinking, tool calls (id, name, input), stop reason
 and token counts. Differences that the target protocol cannot say are left out
@@ -15,9 +16,10 @@ import subprocess
 import sys
 
 convo, corpus = sys.argv[1], sys.argv[2]
-dirs = [os.path.join(corpus, d) for d in ("anthropic-api", "openai-chat")]
+dirs = [os.path.join(corpus, d) for d in ("anthropic-api", "openai-chat", "gemini")]
 streams = sorted(os.path.join(root, name) for d in dirs if os.path.isdir(d)
-                 for root, _, names in os.walk(d) for name in names if name.endswith(".sse"))
+                 for root, _, names in os.walk(d) for name in names
+                 if name.endswith(".sse") or (d.endswith("gemini") and name.endswith(".txt")))
 if not streams:
     print("SKIPPED: no corpus streams (../shared/corpus)")
     sys.exit(77)
@@ -27,11 +29,44 @@ STOP = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use",
         "pause_turn": "end_turn"}
 
 
+GEMINI_STOP = {"STOP": "end_turn", "MAX_TOKENS": "max_tokens", "SAFETY": "refusal",
+               "RECITATION": "refusal", "BLOCKLIST": "refusal", "PROHIBITED_CONTENT": "refusal",
+               "SPII": "refusal", "IMAGE_SAFETY": "refusal"}
+
+
+def gemini_view(doc, coarse, blocks):
+    """A Gemini GenerateContentResponse's blocks, stop reason and token counts. Ids
+    convo made up for calls without one (gemini-call-N) are no ids."""
+    candidate = (doc.get("candidates") or [{}])[0]
+    for p in (candidate.get("content") or {}).get("parts") or []:
+        if isinstance(p.get("text"), str):
+            if p.get("thought"):
+                blocks.append(("thinking", p["text"], None if coarse else p.get("thoughtSignature")))
+            elif p["text"]:
+                blocks.append(("text", p["text"]))
+        elif "functionCall" in p:
+            c = p["functionCall"]
+            cid = c.get("id")
+            blocks.append(("tool_use", None if (cid or "").startswith("gemini-call-") else cid,
+                           c.get("name"), c.get("args", {})))
+        elif not coarse:
+            blocks.append((next(iter(p), ""), json.dumps(p, sort_keys=True)))
+    reason = candidate.get("finishReason")
+    stop = GEMINI_STOP.get(reason, reason)
+    if stop == "end_turn" and any(b[0] == "tool_use" for b in blocks):
+        stop = "tool_use"
+    u = doc.get("usageMetadata") or {}
+    cached = u.get("cachedContentTokenCount", 0) or 0
+    return stop, (u.get("promptTokenCount", 0) - cached, u.get("candidatesTokenCount", 0), cached)
+
+
 def view(doc, coarse):
     """The response as comparable: blocks (coarse: text and thinking joined, as
     OpenAI Chat holds them), stop reason, token counts."""
     blocks, usage = [], {}
-    if doc.get("type") == "message":
+    if "candidates" in doc:
+        stop, usage = gemini_view(doc, coarse, blocks)
+    elif doc.get("type") == "message":
         for b in doc.get("content", []):
             t = b.get("type")
             if t == "text":
@@ -39,7 +74,8 @@ def view(doc, coarse):
             elif t == "thinking":
                 blocks.append(("thinking", b.get("thinking", ""), None if coarse else b.get("signature")))
             elif t == "tool_use":
-                blocks.append(("tool_use", b.get("id"), b.get("name"), b.get("input")))
+                made_up = (b.get("id") or "").startswith("gemini-call-")
+                blocks.append(("tool_use", None if made_up else b.get("id"), b.get("name"), b.get("input")))
             elif not coarse:
                 blocks.append((t, json.dumps(b, sort_keys=True)))
         stop = doc.get("stop_reason")
@@ -62,7 +98,8 @@ def view(doc, coarse):
                 args = json.loads(args)
             except ValueError:
                 pass
-            blocks.append(("tool_use", c.get("id"), c.get("function", {}).get("name"), args))
+            made_up = (c.get("id") or "").startswith("gemini-call-")
+            blocks.append(("tool_use", None if made_up else c.get("id"), c.get("function", {}).get("name"), args))
         stop = STOP.get(choice.get("finish_reason"), choice.get("finish_reason"))
         u = doc.get("usage") or {}
         cached = (u.get("prompt_tokens_details") or {}).get("cached_tokens", 0) or 0
@@ -99,12 +136,13 @@ for path in streams:
     if not wanted:
         continue
     incomplete = original.returncode != 0 or "incomplete" in original.stderr or "error" in original.stderr
-    for target in ("anthropic", "openai"):
+    for target in ("anthropic", "openai", "gemini"):
         key = f"-> {target}"
         t = tally.setdefault(key, [0, 0, 0])
         out = run(f"{convo} stream --to {target} --include-usage {q} 2>/dev/null | {convo} assemble --on-error skip 2>/dev/null")
         got = responses(out.stdout)
-        own = wanted[0].get("type") == "message" if target == "anthropic" else wanted[0].get("object") == "chat.completion"
+        own = {"anthropic": wanted[0].get("type") == "message", "openai": wanted[0].get("object") == "chat.completion",
+               "gemini": "candidates" in wanted[0]}[target]
         coarse = not own
         a = [view(d, coarse) for d in wanted]
         b = [view(d, coarse) for d in got]

@@ -379,6 +379,9 @@ std::vector<StreamPart> parts_of_message(const Message& message, std::size_t chu
         case BlockType::text:
         case BlockType::redacted_thinking:
           block(b.type, b.text);
+          if (b.signature && b.type == BlockType::text) {  // Gemini signs text too
+            add_deltas(parts, index, *b.signature, 0, StreamPart::Kind::signature);
+          }
           block_end();
           break;
         case BlockType::thinking:
@@ -390,6 +393,9 @@ std::vector<StreamPart> parts_of_message(const Message& message, std::size_t chu
           break;
         case BlockType::tool_use:
           block(b.type, b.input_json(), b.id, b.name);
+          if (b.signature) {  // Gemini signs calls too
+            add_deltas(parts, index, *b.signature, 0, StreamPart::Kind::signature);
+          }
           block_end();
           break;
         default:
@@ -402,6 +408,11 @@ std::vector<StreamPart> parts_of_message(const Message& message, std::size_t chu
   StreamPart finish;
   finish.kind = StreamPart::Kind::finish;
   finish.stop = stop_reason_named(message.meta->stop_reason);
+  if (message.meta->stop_reason == "STOP" && message.content.is_blocks() &&
+      std::any_of(message.content.blocks.begin(), message.content.blocks.end(),
+                  [](const Block& b) { return b.type == BlockType::tool_use; })) {
+    finish.stop = StopReason::tool_use;  // Gemini says STOP after calls too
+  }
   if (message.json != nullptr && message.json->IsObject()) {
     finish.stop_sequence = std::string(string_member(*message.json, "stop_sequence").value_or(""));
   }
