@@ -60,6 +60,11 @@ const streamedFinish = new Set(["STOP", "MAX_TOKENS", "SAFETY"]);
 const isText = (p) => typeof p?.text === "string" &&
   Object.keys(p).every((k) => k === "text" || k === "thought" || k === "thoughtSignature");
 
+// The parts compared: text, thoughts and calls. Others (code execution, server
+// tool calls, media) are counted as losses: convo's message path drops them,
+// while a compact one-line body, read as a stream of one chunk, passes them.
+const compared = (p) => isText(p) || (p?.functionCall !== undefined && p.functionCall !== null);
+
 // Parts merged as convo's assemble merges chunks.
 function mergeParts(parts, into = []) {
   for (const p of parts) {
@@ -107,7 +112,7 @@ function geminiView(body, losses) {
   const candidate = body.candidates[0];
   const parts = [];
   for (const p of candidate.content?.parts ?? []) {
-    if (isText(p) || p.functionCall) parts.push(p);
+    if (compared(p)) parts.push(p);
     else losses.push(`${Object.keys(p).find((k) => k !== "thoughtSignature")} parts`);
   }
   let finishReason = candidate.finishReason ?? null;
@@ -159,7 +164,7 @@ function geminiAsAnthropic(body, losses) {
   const u = view.usage;
   const calls = content.some((b) => b.type === "tool_use");
   return {
-    id: view.responseId ?? "", model: view.modelVersion ?? "", content,
+    id: view.responseId ?? "", model: view.modelVersion ?? "", content: joinText(content),
     stop_reason: { STOP: calls ? "tool_use" : "end_turn", MAX_TOKENS: "max_tokens", SAFETY: "refusal" }[view.finishReason] ?? null,
     usage: {
       input_tokens: u.promptTokenCount - u.cachedContentTokenCount, output_tokens: u.candidatesTokenCount,
@@ -168,12 +173,24 @@ function geminiAsAnthropic(body, losses) {
   };
 }
 
+// Adjacent text blocks joined: a Gemini part Anthropic cannot hold (code
+// execution, counted) splits the text around it into blocks.
+function joinText(content) {
+  const out = [];
+  for (const b of content) {
+    const last = out[out.length - 1];
+    if (b.type === "text" && last?.type === "text") last.text += b.text;
+    else out.push(b);
+  }
+  return out;
+}
+
 function anthropicSdkView(message) {
   const u = message.usage ?? {};
   return {
     id: message.id, model: message.model,
-    content: message.content.map((b) => b.type === "tool_use" ? { type: b.type, name: b.name, input: b.input, id: b.id }
-      : b.type === "thinking" ? { type: b.type, thinking: b.thinking, signature: b.signature ?? "" } : { type: b.type, text: b.text }),
+    content: joinText(message.content.map((b) => b.type === "tool_use" ? { type: b.type, name: b.name, input: b.input, id: b.id }
+      : b.type === "thinking" ? { type: b.type, thinking: b.thinking, signature: b.signature ?? "" } : { type: b.type, text: b.text })),
     stop_reason: message.stop_reason ?? null,
     usage: { input_tokens: u.input_tokens ?? 0, output_tokens: u.output_tokens ?? 0, cache_read_input_tokens: u.cache_read_input_tokens ?? 0 },
   };
@@ -204,7 +221,7 @@ async function geminiReads(sse) {
   let usage;
   for await (const chunk of stream) {
     const candidate = chunk.candidates?.[0];
-    mergeParts(candidate?.content?.parts ?? [], parts);
+    mergeParts((candidate?.content?.parts ?? []).filter(compared), parts);
     if (candidate?.finishReason !== undefined) finishReason = candidate.finishReason;
     if (chunk.usageMetadata) usage = chunk.usageMetadata;
     last = chunk;

@@ -33,7 +33,7 @@ const option = (name) => {
 const convo = option("--convo");
 const testdata = option("--testdata");
 const corpus = option("--corpus");
-const sample = Number(option("--sample") ?? 8);
+const sample = Number(option("--sample") ?? 20);
 const tsc = path.join(here, "node_modules", ".bin", "tsc");
 if (!existsSync(tsc) || !existsSync(path.join(here, "node_modules", "@google", "genai"))) {
   console.log("SKIPPED: typescript and @google/genai are not installed (scripts/setup.sh runs npm ci in tests/sdk-streams)");
@@ -70,6 +70,7 @@ function goldens(dir) {
   }
 }
 goldens(testdata);
+const fromGoldens = values.length;
 
 // A sample of the corpus of other formats, converted.
 function corpusFiles(dir) {
@@ -145,7 +146,7 @@ writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({
   compilerOptions: {
     strict: true, noEmit: true, target: "es2022", module: "nodenext", moduleResolution: "nodenext",
     skipLibCheck: true, types: [], typeRoots: [path.join(here, "node_modules", "@types")],
-    baseUrl: here, paths: { "@google/genai": [path.join(here, "node_modules", "@google", "genai", "dist", "genai.d.ts")] },
+    paths: { "@google/genai": [path.join(here, "node_modules", "@google", "genai", "dist", "genai.d.ts")] },
   },
   files: ["check.ts"],
 }));
@@ -158,6 +159,7 @@ for (const e of errors.slice(0, 20)) {
 }
 if (result.status !== 0 && errors.length === 0) console.log(`*** tsc: exit ${result.status}\n${(result.stdout + result.stderr).slice(0, 2000)}`);
 console.log(`@google/genai types: ${checked - new Set(errors.map((e) => e.split("(")[0] + e.split("(")[1]?.split(",")[0])).size} of ${checked} values accepted ` +
-            `(${values.length} written: goldens and ${converted} corpus files converted; ${skipped} records of no Gemini shape)`);
+            `(${values.length} written: ${fromGoldens} by golden cases, ${values.length - fromGoldens} by ${converted} corpus files converted; ` +
+            `${skipped} records of no Gemini shape)`);
 if (result.status === 0) rmSync(dir, { recursive: true, force: true });
 process.exit(result.status === 0 && checked > 0 ? 0 : 1);
