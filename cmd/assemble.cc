@@ -24,10 +24,11 @@ Examples:
   convo assemble chunks.jsonl
 
 Reads Anthropic Messages streams (event:/data: lines, or one event per line),
-OpenAI chat completion chunks (data: lines or one chunk per line) and LangChain
-AIMessageChunk records, and writes each response whole: an Anthropic message,
-an OpenAI chat.completion, a LangChain AIMessage (or, with --to, in that
-format). A stream that is cut
+OpenAI chat completion chunks (data: lines or one chunk per line), LangChain
+AIMessageChunk records, OpenAI Responses events, AI SDK UI message streams and
+Gemini chunks (data: lines, one per line, or a JSON array), and writes each
+response whole: an Anthropic message, an OpenAI chat.completion, a LangChain
+AIMessage, a Gemini GenerateContentResponse, ... (or, with --to, in that format). A stream that is cut
 off or reports an error is written as far as it arrived, then the error names
 the place (exit 3; --on-error skip makes it a warning). See convo-assemble(1).)";
 

@@ -27,15 +27,18 @@ Examples:
   convo stream --to anthropic openai-stream.sse
   convo stream --to openai-responses --chunk-size 8 message.jsonl
   convo stream --to anthropic responses-stream.sse
+  convo stream --to gemini response.json
   curl -sN ... | convo stream --to anthropic | client
 
 From messages or response bodies (an Anthropic message, an OpenAI
 chat.completion, a transcript of any format), each assistant message is written
 as the stream its API would have sent: text, thinking and tool input cut into
 deltas of --chunk-size characters; the items of one Responses body are one
-response. From a stream (SSE or one event per line) of Anthropic, OpenAI Chat
-or OpenAI Responses, each event is translated as it arrives and written at
-once. A stream that reports an error or is cut off ends with the target's error
+response. From a stream (SSE or one event per line) of Anthropic, OpenAI Chat,
+OpenAI Responses or Gemini, each event is translated as it arrives and written
+at once. Gemini is written as the API's alt=sse chunks: a chunk a text delta, a
+tool call whole in one chunk, the finishReason and usage in the last. A stream
+that reports an error or is cut off ends with the target's error
 event, and convo exits 3. See convo-stream(1).)";
 
 // The formats convo writes streams of: "anthropic`last`openai".

@@ -18,6 +18,9 @@ StreamEventReader::StreamEventReader(std::unique_ptr<ByteSource> input, std::str
       m_file(std::make_shared<const std::string>(std::move(display_name))) {}
 
 bool StreamEventReader::has_buffered_event() const {
+  if (m_mode == Mode::array) {
+    return false;  // an element's end is known only once it is read
+  }
   // Line by line up to the event's end, so that the look costs what the event does.
   bool data = false;
   for (std::size_t at = m_begin;;) {
@@ -76,8 +79,127 @@ bool StreamEventReader::next_line(std::string& line) {
   return true;
 }
 
+bool StreamEventReader::read_more() {
+  if (m_eof) {
+    return false;
+  }
+  m_buffer.erase(0, m_begin);
+  m_begin = 0;
+  std::size_t size = m_buffer.size();
+  m_buffer.resize(size + k_chunk);
+  std::size_t n = m_input->read(m_buffer.data() + size, k_chunk);
+  m_buffer.resize(size + n);
+  m_eof = n == 0;
+  return n > 0;
+}
+
+// A JSON array is told by its first byte that is not blank (after a byte order
+// mark); reading that far waits for no more than the first event would.
+void StreamEventReader::decide_mode() {
+  for (std::size_t at = m_begin;;) {
+    if (at == m_begin && m_buffer.compare(m_begin, 3, "\xEF\xBB\xBF") == 0) {
+      at += 3;
+    }
+    while (at < m_buffer.size() && (is_space(m_buffer[at]) || m_buffer[at] == '\n')) {
+      ++at;
+    }
+    if (at < m_buffer.size()) {
+      m_mode = m_buffer[at] == '[' ? Mode::array : Mode::lines;
+      if (m_mode == Mode::array) {
+        m_line = 1;
+        if (m_buffer.compare(m_begin, 3, "\xEF\xBB\xBF") == 0) {
+          m_begin += 3;
+        }
+      }
+      return;
+    }
+    std::size_t offset = at - m_begin;
+    if (!read_more()) {
+      m_mode = Mode::lines;
+      return;
+    }
+    at = m_begin + offset;
+  }
+}
+
+void StreamEventReader::consume(std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (m_buffer[m_begin + i] == '\n') {
+      ++m_line;
+      m_column = 1;
+    } else {
+      ++m_column;
+    }
+  }
+  m_begin += n;
+}
+
+bool StreamEventReader::next_element(StreamEvent& event) {
+  for (;;) {
+    if (m_begin >= m_buffer.size() && !read_more()) {
+      return false;
+    }
+    char c = m_buffer[m_begin];
+    if (is_space(c) || c == '\n' || c == ',' || (c == '[' && !m_in_array) || (c == ']' && m_in_array)) {
+      m_in_array = c == '[' ? true : c == ']' ? false : m_in_array;
+      consume(1);
+      continue;
+    }
+    break;
+  }
+  event.where = Location{m_file, m_line, 0};
+  event.data_column = m_column;
+  int depth = 0;
+  bool in_string = false;
+  bool escape = false;
+  std::size_t i = 0;
+  for (;; ++i) {
+    if (m_begin + i >= m_buffer.size() && !read_more()) {
+      break;  // cut off: the element as far as it came
+    }
+    char c = m_buffer[m_begin + i];
+    if (in_string) {
+      if (escape) {
+        escape = false;
+      } else if (c == '\\') {
+        escape = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (depth == 0) {
+        break;
+      }
+      if (--depth == 0) {
+        ++i;
+        break;
+      }
+    } else if (depth == 0 && (c == ',' || is_space(c) || c == '\n')) {
+      break;
+    }
+  }
+  if (i == 0) {
+    i = 1;  // a stray `]`: an event of its own, which is not JSON
+  }
+  event.data.assign(m_buffer, m_begin, i);
+  consume(i);
+  return true;
+}
+
 bool StreamEventReader::next(StreamEvent& event) {
   event = StreamEvent{};
+  if (m_mode == Mode::undecided) {
+    decide_mode();
+  }
+  if (m_mode == Mode::array) {
+    return next_element(event);
+  }
   bool has_data = false;
   bool started = false;
   std::string line;

@@ -1,7 +1,9 @@
 // Events of a recorded streaming response: Server-Sent Events (`event:` and
-// `data:` lines, an empty line ending each event, `:` comments), or one JSON value
-// per line (streams recorded with the SSE framing stripped). Each event knows the
-// line it starts on.
+// `data:` lines, an empty line ending each event, `:` comments), one JSON value
+// per line (streams recorded with the SSE framing stripped), or, when the input
+// begins with `[`, the elements of a JSON array (Gemini's streamGenerateContent
+// without `alt=sse`), each an event however it is spread over lines. Each event
+// knows the line it starts on.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +31,8 @@ class StreamEventReader {
   StreamEventReader(std::unique_ptr<ByteSource> input, std::string display_name);
 
   // Reads the next event into `event`; false at the end of the input. `id:` and
-  // `retry:` fields and comments are skipped.
+  // `retry:` fields and comments are skipped. In a JSON array, an element cut off
+  // by the end of the input is an event as far as it came.
   bool next(StreamEvent& event);
 
   // The name used in locations ("<stdin>" for standard input).
@@ -43,6 +46,15 @@ class StreamEventReader {
 
  private:
   bool next_line(std::string& line);
+  bool read_more();
+  void decide_mode();
+  bool next_element(StreamEvent& event);
+  void consume(std::size_t n);
+
+  enum class Mode : std::uint8_t { undecided, lines, array };
+  Mode m_mode = Mode::undecided;
+  bool m_in_array = false;     // array mode: between a `[` and its `]`
+  std::size_t m_column = 1;    // array mode: the column of the next byte
 
   std::unique_ptr<ByteSource> m_input;
   std::shared_ptr<const std::string> m_file;

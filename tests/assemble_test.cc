@@ -462,6 +462,8 @@ TEST_CASE("every stream dialect is reached through the registry, and claims its 
       {Format::openai_responses, "response.created",
        R"({"type":"response.created","response":{"id":"resp_1","object":"response","status":"in_progress","output":[]}})"},
       {Format::ai_sdk, "", R"({"type":"start","messageId":"msg_1"})"},
+      {Format::gemini, "",
+       R"({"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}],"responseId":"r1"})"},
   };
   std::set<Format> streaming;
   for (const FormatInfo& info : all_formats()) {
@@ -485,7 +487,7 @@ TEST_CASE("every stream dialect is reached through the registry, and claims its 
     }
   }
   CHECK(streaming == std::set<Format>{Format::anthropic, Format::openai, Format::langchain,
-                                      Format::openai_responses, Format::ai_sdk});
+                                      Format::openai_responses, Format::ai_sdk, Format::gemini});
   // The stage picks the dialect from the first event, framed as SSE or not.
   for (const FirstEvent& first : firsts) {
     INFO(format_name(first.format));

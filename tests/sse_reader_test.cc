@@ -46,3 +46,23 @@ TEST_CASE("an event without data is no event", "[sse_reader]") {
   CHECK(events("event: ping\n\nevent: ping\n").empty());
   CHECK(events("").empty());
 }
+
+TEST_CASE("a JSON array's elements are one event each, however spread over lines",
+          "[sse_reader]") {
+  auto out = events("\xEF\xBB\xBF\n[{\"a\": \"x]}\\\"\",\n  \"b\": [1, {}]},\n {\"c\": 2}\n]\n[{\"d\":3}]\n");
+  REQUIRE(out.size() == 3);
+  CHECK_FALSE(out[0].sse);
+  CHECK(out[0].data == "{\"a\": \"x]}\\\"\",\n  \"b\": [1, {}]}");
+  CHECK(out[0].where.str() == "s.sse:2");
+  CHECK(out[0].data_column == 2);
+  CHECK(out[1].data == "{\"c\": 2}");
+  CHECK(out[1].where.str() == "s.sse:4");
+  CHECK(out[1].data_column == 2);
+  CHECK(out[2].data == "{\"d\":3}");  // arrays one after another go on
+}
+
+TEST_CASE("a JSON array cut off gives its last element as far as it came", "[sse_reader]") {
+  auto out = events("[{\"a\":1},{\"b\":");
+  REQUIRE(out.size() == 2);
+  CHECK(out[1].data == "{\"b\":");
+}

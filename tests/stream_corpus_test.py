@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Every recorded stream of the corpus (Anthropic, OpenAI Chat and OpenAI Responses
-SSE, and Responses `.chunks.txt` event lines) translated by `convo stream` to each
-protocol, and assembled again, spells the response the stream spelled: the same text, thinking, tool calls (id, name, input), stop reason
+SSE, Responses `.chunks.txt` event lines, Gemini SSE and chunk lines) translated by
+`convo stream` to each protocol, and assembled again, spells the response the
+stream spelled: the same text, thinking, tool calls (id, name, input), stop reason
 and token counts. Differences that the target protocol cannot say are left out
 (an Anthropic thinking signature or server tool block in OpenAI chunks, text
 blocks run together in OpenAI's one content string), as convo's warning counts
@@ -17,11 +18,12 @@ import subprocess
 import sys
 
 convo, corpus = sys.argv[1], sys.argv[2]
-dirs = [os.path.join(corpus, d) for d in ("anthropic-api", "openai-chat", "openai-responses")]
+dirs = [os.path.join(corpus, d) for d in ("anthropic-api", "openai-chat", "openai-responses", "gemini")]
 streams = sorted(os.path.join(root, name) for d in dirs if os.path.isdir(d)
                  for root, _, names in os.walk(d) for name in names
-                 if name.endswith(".sse") or (d.endswith("openai-responses") and name.endswith(".chunks.txt")))
-TARGETS = ("anthropic", "openai", "openai-responses")
+                 if name.endswith(".sse") or (d.endswith("openai-responses") and name.endswith(".chunks.txt"))
+                 or (d.endswith("gemini") and name.endswith(".txt")))
+TARGETS = ("anthropic", "openai", "openai-responses", "gemini")
 if not streams:
     print("SKIPPED: no corpus streams (../shared/corpus)")
     sys.exit(77)
@@ -34,6 +36,8 @@ STOP = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use",
 def protocol(doc):
     if doc.get("type") == "message":
         return "anthropic"
+    if "candidates" in doc:
+        return "gemini"
     return "openai-responses" if doc.get("object") == "response" else "openai"
 
 
@@ -45,11 +49,44 @@ def reasoning_text(item):
     return ""
 
 
+GEMINI_STOP = {"STOP": "end_turn", "MAX_TOKENS": "max_tokens", "SAFETY": "refusal",
+               "RECITATION": "refusal", "BLOCKLIST": "refusal", "PROHIBITED_CONTENT": "refusal",
+               "SPII": "refusal", "IMAGE_SAFETY": "refusal"}
+
+
+def gemini_view(doc, coarse, blocks):
+    """A Gemini GenerateContentResponse's blocks, stop reason and token counts. Ids
+    convo made up for calls without one (gemini-call-N) are no ids."""
+    candidate = (doc.get("candidates") or [{}])[0]
+    for p in (candidate.get("content") or {}).get("parts") or []:
+        if isinstance(p.get("text"), str):
+            if p.get("thought"):
+                blocks.append(("thinking", p["text"], None if coarse else p.get("thoughtSignature")))
+            elif p["text"]:
+                blocks.append(("text", p["text"]))
+        elif "functionCall" in p:
+            c = p["functionCall"]
+            cid = c.get("id")
+            blocks.append(("tool_use", None if (cid or "").startswith("gemini-call-") else cid,
+                           c.get("name"), c.get("args", {})))
+        elif not coarse:
+            blocks.append((next(iter(p), ""), json.dumps(p, sort_keys=True)))
+    reason = candidate.get("finishReason")
+    stop = GEMINI_STOP.get(reason, reason)
+    if stop == "end_turn" and any(b[0] == "tool_use" for b in blocks):
+        stop = "tool_use"
+    u = doc.get("usageMetadata") or {}
+    cached = u.get("cachedContentTokenCount", 0) or 0
+    return stop, (u.get("promptTokenCount", 0) - cached, u.get("candidatesTokenCount", 0), cached)
+
+
 def view(doc, coarse):
     """The response as comparable: blocks (coarse: text and thinking joined, as
     OpenAI Chat holds them; no item ids), stop reason, token counts."""
     blocks, usage = [], {}
-    if protocol(doc) == "openai-responses":
+    if "candidates" in doc:
+        stop, usage = gemini_view(doc, coarse, blocks)
+    elif protocol(doc) == "openai-responses":
         calls = False
         for item in doc.get("output") or []:
             t, iid = item.get("type"), None if coarse else item.get("id")
@@ -65,7 +102,9 @@ def view(doc, coarse):
                     args = json.loads(args) if t == "function_call" else {"input": item.get("input", "")}
                 except ValueError:
                     pass
-                blocks.append(("tool_use", item.get("call_id"), item.get("name"), args))
+                cid = item.get("call_id")
+                made_up = (cid or "").startswith("gemini-call-")  # as for the other protocols
+                blocks.append(("tool_use", None if made_up else cid, item.get("name"), args))
             elif not coarse:
                 blocks.append((t, json.dumps(item, sort_keys=True)))
         details = doc.get("incomplete_details") or {}
@@ -82,7 +121,8 @@ def view(doc, coarse):
             elif t == "thinking":
                 blocks.append(("thinking", b.get("thinking", ""), None if coarse else b.get("signature")))
             elif t == "tool_use":
-                blocks.append(("tool_use", b.get("id"), b.get("name"), b.get("input")))
+                made_up = (b.get("id") or "").startswith("gemini-call-")
+                blocks.append(("tool_use", None if made_up else b.get("id"), b.get("name"), b.get("input")))
             elif not coarse:
                 blocks.append((t, json.dumps(b, sort_keys=True)))
         stop = doc.get("stop_reason")
@@ -105,7 +145,8 @@ def view(doc, coarse):
                 args = json.loads(args)
             except ValueError:
                 pass
-            blocks.append(("tool_use", c.get("id"), c.get("function", {}).get("name"), args))
+            made_up = (c.get("id") or "").startswith("gemini-call-")
+            blocks.append(("tool_use", None if made_up else c.get("id"), c.get("function", {}).get("name"), args))
         stop = STOP.get(choice.get("finish_reason"), choice.get("finish_reason"))
         u = doc.get("usage") or {}
         cached = (u.get("prompt_tokens_details") or {}).get("cached_tokens", 0) or 0

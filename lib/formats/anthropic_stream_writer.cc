@@ -70,7 +70,9 @@ class AnthropicWriter final : public StreamWriter {
         delta(part, out, loss, where);
         return;
       case StreamPart::Kind::signature:
-        if (auto index = index_of(part.index); index && !part.text.empty()) {
+        if (auto index = index_of(part.index); index && !part.text.empty() && m_type[*index] != BlockType::thinking) {
+          loss.drop(Format::anthropic, "thought signatures of text and tool calls", where);  // Gemini's
+        } else if (index && !part.text.empty()) {
           event(out, "content_block_delta",
                 fmt::format(R"({{"type":"content_block_delta","index":{},"delta":{{"type":"signature_delta","signature":{}}}}})",
                             *index, json_quote(part.text)));

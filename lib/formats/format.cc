@@ -18,6 +18,7 @@
 #include "formats/foreign.h"
 #include "formats/gemini.h"
 #include "formats/gemini_cli.h"
+#include "formats/gemini_stream.h"
 #include "formats/langchain.h"
 #include "formats/langchain_stream.h"
 #include "formats/synaptic.h"
@@ -395,6 +396,9 @@ constexpr FormatInfo k_formats[] = {
      .make_decoder = make_gemini_decoder,
      .make_encoder = make_gemini_encoder,
      .unmodelled = gemini_unmodelled,
+     .make_stream_reader = make_gemini_stream_reader,
+     .make_stream_writer = make_gemini_stream_writer,
+     .usage_input_includes_cache = true,  // promptTokenCount counts cachedContentTokenCount
      .thinking_signed = false},
     {.format = Format::gemini_cli,
      .name = "gemini-cli",

@@ -250,7 +250,7 @@ void CallLinker::link(Content& content) {
   }
   for (Block& block : content.blocks) {
     if (block.type == BlockType::tool_use && block.id.empty()) {
-      block.id = fmt::format("{}{}", k_made_up_prefix, ++m_next);
+      block.id = made_up_call_id(++m_next);
       if (m_open.size() == k_open_calls) {
         m_open.erase(m_open.begin());  // a response answers a recent call: bounded work
       }
@@ -280,6 +280,8 @@ bool has_snake_case_spelling(const JsonValue& part) {
 }
 
 bool is_made_up_call_id(std::string_view id) { return id.starts_with(k_made_up_prefix); }
+
+std::string made_up_call_id(std::size_t n) { return fmt::format("{}{}", k_made_up_prefix, n); }
 
 // --- Writing parts ---
 

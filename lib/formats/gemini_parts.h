@@ -45,6 +45,8 @@ bool has_snake_case_spelling(const JsonValue& part);
 
 // True for an id `CallLinker` made up: writers of Gemini parts leave it out.
 bool is_made_up_call_id(std::string_view id);
+// The `n`th id made up for a call without one (`gemini-call-N`), as `CallLinker` makes them.
+std::string made_up_call_id(std::size_t n);
 
 // Writes blocks as Gemini parts. `own`: the blocks' JSON is Gemini's (their
 // message came from gemini or gemini-cli), so members convo does not model are

@@ -7,10 +7,12 @@ namespace convo {
 bool StreamReader::is_event(const JsonValue& doc) const { return claims(StreamEvent{}, doc); }
 
 StopReason stop_reason_named(std::string_view name) {
-  if (name == "end_turn" || name == "stop") {
+  // Gemini's finishReason values are upper case.
+  if (name == "end_turn" || name == "stop" || name == "STOP") {
     return StopReason::end_turn;
   }
-  if (name == "max_tokens" || name == "length" || name == "model_context_window_exceeded") {
+  if (name == "max_tokens" || name == "length" || name == "model_context_window_exceeded" ||
+      name == "MAX_TOKENS") {
     return StopReason::max_tokens;
   }
   if (name == "tool_use" || name == "tool_calls" || name == "function_call") {
@@ -19,7 +21,8 @@ StopReason stop_reason_named(std::string_view name) {
   if (name == "stop_sequence") {
     return StopReason::stop_sequence;
   }
-  if (name == "refusal" || name == "content_filter") {
+  if (name == "refusal" || name == "content_filter" || name == "SAFETY" || name == "RECITATION" ||
+      name == "BLOCKLIST" || name == "PROHIBITED_CONTENT" || name == "SPII" || name == "IMAGE_SAFETY") {
     return StopReason::refusal;
   }
   if (name == "pause_turn") {

@@ -55,7 +55,8 @@ struct StreamPart {
     delta,        // `text` extends block `index`: text, thinking, or a tool input's JSON text;
                   // `raw`, when set, is the delta as its protocol gave it (a server
                   // tool's input, citations), for a writer of that protocol
-    signature,    // `text` extends thinking block `index`'s signature
+    signature,    // `text` extends block `index`'s signature: a thinking block's, or
+                  // (Gemini's thoughtSignature) a text block's or a tool call's
     block_end,    // block `index` is complete
     finish,       // the response stops: `stop`, `stop_sequence`, `usage` (the final counts)
     end,          // the response is whole (message_stop, [DONE])

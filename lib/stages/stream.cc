@@ -452,6 +452,9 @@ std::vector<StreamPart> parts_of_messages(std::span<const Message> messages, std
         case BlockType::text:
         case BlockType::redacted_thinking:
           block(b.type, b.text);
+          if (b.signature && b.type == BlockType::text) {  // Gemini signs text too
+            add_deltas(parts, index, *b.signature, 0, StreamPart::Kind::signature);
+          }
           block_end();
           break;
         case BlockType::thinking:
@@ -463,6 +466,9 @@ std::vector<StreamPart> parts_of_messages(std::span<const Message> messages, std
           break;
         case BlockType::tool_use:
           block(b.type, b.input_json(), b.id, b.name);
+          if (b.signature) {  // Gemini signs calls too
+            add_deltas(parts, index, *b.signature, 0, StreamPart::Kind::signature);
+          }
           block_end();
           break;
         default:
@@ -490,6 +496,11 @@ std::vector<StreamPart> parts_of_messages(std::span<const Message> messages, std
   StreamPart finish;
   finish.kind = StreamPart::Kind::finish;
   finish.stop = stop_reason_named(message.meta->stop_reason);
+  if (message.meta->stop_reason == "STOP" && message.content.is_blocks() &&
+      std::any_of(message.content.blocks.begin(), message.content.blocks.end(),
+                  [](const Block& b) { return b.type == BlockType::tool_use; })) {
+    finish.stop = StopReason::tool_use;  // Gemini says STOP after calls too
+  }
   if (message.json != nullptr && message.json->IsObject()) {
     finish.stop_sequence = std::string(string_member(*message.json, "stop_sequence").value_or(""));
   }
