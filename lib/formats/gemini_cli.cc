@@ -128,9 +128,9 @@ class GeminiCliDecoder final : public Decoder {
   }
 
  private:
-  // A line of a `session-*.jsonl` chat (Gemini CLI 0.30 and later): the session's
-  // members first, then one line a message, and `$set` lines that update the
-  // session's members. A message line is a container of its own (its tool calls'
+  // A line of a `session-*.jsonl` chat (newer Gemini CLI; 0.61 writes them): the
+  // session's members first, then one line a message, and `$set` lines that update
+  // the session's members. A message line is a container of its own (its tool calls'
   // results make a second turn); the others are bookkeeping records.
   void decode_line(Record&& record, std::vector<Message>& out) {
     const JsonValue& doc = record.source->doc;

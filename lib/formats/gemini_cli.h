@@ -8,7 +8,7 @@
 // the tool turn that follows it. `info`, `error`, `warning` and other messages are
 // kept as event records. The document is a container: written back as it was,
 // with changed messages in place; from other formats, one document per input.
-// Gemini CLI 0.30 and later saves the same chat as lines (`session-*.jsonl`): the
+// Newer Gemini CLI (0.61 does) saves the same chat as lines (`session-*.jsonl`): the
 // session's members, then one line a message (a container of its own), and `$set`
 // lines; the first and the `$set` lines (history checkpoints too) are bookkeeping
 // records. Rewinds (`$rewindTo`) are refused.
