@@ -65,7 +65,8 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
 void add_input_flags(CLI::App& sub, InputArgs& args) {
   sub.add_option("FILE", args.files,
                  "Transcripts to read: files (gzip or zstd too) and directories (their "
-                 "*.jsonl[.gz|.zst] files); none or - reads standard input");
+                 "*.jsonl[.gz|.zst] and Gemini CLI session-*.json files); none or - reads standard "
+                 "input");
   sub.add_option("--from", args.from,
                  "Input format: auto (detected per file from its first records), " +
                      format_names())

@@ -13,7 +13,9 @@ Ignored, each counted by name and never silently: the <session_context> part Gem
 CLI puts before the first user text; the prompt "continue" it appends; the model
 turn it splices in after an interrupted response; its thoughtSignature sentinel on
 calls that had none; the thoughts it saved (Gemini CLI does not send them back),
-written by convo as `thought` parts; for sessions of other formats, what
+written by convo as `thought` parts; a tool result it sends twice when it resumes
+session lines (its history checkpoint holds the result as a turn of its own, beside
+the call's copy, which convo reads); for sessions of other formats, what
 `convert --to gemini-cli` counted as lost (thought signatures) and the ids it gave
 calls that had none (`gemini-call-N`, which Gemini CLI then sends); and the layout of runs: Gemini CLI sends
 consecutive contents of one role as one (convo writes them apart, as recorded;
@@ -119,7 +121,20 @@ def sent_contents(gemini, session, home, port, ignored):
                 if re.fullmatch(r"gemini-call-\d+", str(part.get(key, {}).get("id", ""))):
                     del part[key]["id"]
                     ignored["ids convo gave calls that had none"] += 1
-    return join_runs(contents, collections.Counter()), ""
+    contents = join_runs(contents, collections.Counter())
+    # Resuming session lines (session-*.jsonl), Gemini CLI loads its history
+    # checkpoint, where a call's result is also a turn of its own, and sends that
+    # result twice: its call's copy and the turn's.
+    for content in contents:
+        seen, parts = [], []
+        for part in content.get("parts", []):
+            if "functionResponse" in part and part in seen:
+                ignored["a result it sends twice (its history checkpoint's copy)"] += 1
+                continue
+            seen.append(part)
+            parts.append(part)
+        content["parts"] = parts
+    return contents, ""
 
 
 def convo_contents(convo, path, fmt, ignored, own=True):
@@ -163,7 +178,9 @@ def main():
                        "privacy": {"usageStatisticsEnabled": False}}, f)
         for path in map(os.path.abspath, files):
             session = path
-            own = path.endswith(".json") and '"projectHash"' in open(path, errors="replace").read(4096)
+            # A Gemini CLI chat: a session document (.json) or session lines (.jsonl).
+            own = path.endswith((".json", ".jsonl")) and \
+                '"projectHash"' in open(path, errors="replace").read(4096)
             if not own:
                 session = os.path.join(home, "converted.json")
                 with open(session, "w") as out:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Gemini CLI itself as the oracle for the gemini-cli format: every Gemini CLI chat of
-# ../shared/corpus/gemini-cli, and the chats convo writes from the other formats'
-# golden inputs (testdata/convert/*-to-gemini-cli), are resumed by the real `gemini`
+# ../shared/corpus/gemini-cli, the chats convo writes from the other formats'
+# golden inputs (testdata/convert/*-to-gemini-cli), and the session lines Gemini CLI
+# wrote (testdata/convert/gemini-cli-session-lines-*), are resumed by the real `gemini`
 # against a loopback stand-in for the Gemini API, and the contents it sends must be
 # convo's `convert --to gemini` of the same conversation (tests/gemini_cli_oracle.py
 # says what is ignored).
@@ -38,4 +39,6 @@ fi
 for f in "$source_dir"/testdata/convert/*-to-gemini-cli/*; do
   case $(basename "$f") in cmd|out|err|exit) ;; *) files+=("$f") ;; esac
 done
+# The session lines (session-*.jsonl) Gemini CLI itself wrote when it resumed a chat.
+files+=("$source_dir"/testdata/convert/gemini-cli-session-lines-to-anthropic/session.jsonl)
 python3 "$source_dir/tests/gemini_cli_oracle.py" "$convo" "$gemini" "${files[@]}"

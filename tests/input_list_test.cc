@@ -37,6 +37,8 @@ TEST_CASE("transcript file names", "[input_list]") {
   CHECK(is_transcript_file_name("a.jsonl.gz"));
   CHECK(is_transcript_file_name("a.jsonl.zst"));
   CHECK_FALSE(is_transcript_file_name("a.json"));
+  CHECK(is_transcript_file_name("session-2026-01-10T01-46-1deca764.json"));  // Gemini CLI
+  CHECK_FALSE(is_transcript_file_name("package.json"));
   CHECK_FALSE(is_transcript_file_name("a.jsonl.bak"));
 }
 

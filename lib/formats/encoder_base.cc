@@ -106,7 +106,7 @@ std::string_view container_noun(const Container& container) {
     case Format::gemini:
       return key == "contents" ? "request bodies" : key == "candidates" ? "response bodies" : "";
     case Format::gemini_cli:
-      return "chat sessions";
+      return key == "messages" ? "chat sessions" : "";  // not a `session-*.jsonl` message line
     default:
       return "";
   }

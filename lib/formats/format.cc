@@ -403,7 +403,7 @@ constexpr FormatInfo k_formats[] = {
     {.format = Format::gemini_cli,
      .name = "gemini-cli",
      .description =
-         "Gemini CLI saved chats (~/.gemini/tmp/*/chats/session-*.json), one session per file",
+         "Gemini CLI saved chats (~/.gemini/tmp/*/chats/session-*.json or .jsonl), one session per file",
      .detect_rank = 10,
      .sniff = sniff_gemini_cli,
      .make_decoder = make_gemini_cli_decoder,

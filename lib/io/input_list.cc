@@ -107,7 +107,8 @@ void walk(const fs::path& directory, std::vector<std::string>& found, Unreadable
 
 bool is_transcript_file_name(const std::string& name) {
   return ends_with(name, ".jsonl") || ends_with(name, ".jsonl.gz") ||
-         ends_with(name, ".jsonl.zst");
+         ends_with(name, ".jsonl.zst") ||
+         (name.starts_with("session-") && ends_with(name, ".json"));  // Gemini CLI's chats
 }
 
 std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs,
@@ -125,8 +126,9 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs,
     walk(fs::path(input), found, unreadable);
     report_unreadable(unreadable, diagnostics);
     if (found.empty()) {
-      throw Error(fmt::format("{}: no *.jsonl, *.jsonl.gz or *.jsonl.zst file in this directory",
-                              input));
+      throw Error(fmt::format(
+          "{}: no *.jsonl, *.jsonl.gz, *.jsonl.zst or session-*.json file in this directory",
+          input));
     }
     std::sort(found.begin(), found.end());
     out.insert(out.end(), std::make_move_iterator(found.begin()),

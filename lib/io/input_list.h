@@ -9,7 +9,8 @@
 
 namespace convo {
 
-// True for the names a directory walk picks up: `*.jsonl`, `*.jsonl.gz`, `*.jsonl.zst`.
+// True for the names a directory walk picks up: `*.jsonl`, `*.jsonl.gz`, `*.jsonl.zst`,
+// and Gemini CLI's saved chats `session-*.json` (one JSON document each).
 bool is_transcript_file_name(const std::string& name);
 
 // Expands `inputs` in order: "-" and files stay as they are (whatever their name;
