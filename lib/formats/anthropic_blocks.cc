@@ -5,6 +5,8 @@
 #include "formats/fields.h"
 #include "formats/object_writer.h"
 
+#include <algorithm>
+
 namespace convo {
 
 namespace {
@@ -332,6 +334,18 @@ void decode_anthropic_role(std::string_view role, Message& message) {
 void write_anthropic_content(JsonWriter& writer, const Content& content, bool keep_members,
                              const DropFn& drop) {
   write_content_value(writer, content, keep_members, drop);
+}
+
+bool anthropic_drops_all(const Content& content, bool keep_members, const DropFn& drop) {
+  if (!content.is_blocks() || content.blocks.empty() ||
+      std::any_of(content.blocks.begin(), content.blocks.end(),
+                  [&](const Block& b) { return anthropic_can_hold(b, keep_members); })) {
+    return false;
+  }
+  rapidjson::StringBuffer scratch;  // written only to count what is dropped, by name
+  JsonWriter writer(scratch);
+  write_content_value(writer, content, keep_members, drop);
+  return true;
 }
 
 }  // namespace convo

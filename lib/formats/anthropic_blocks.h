@@ -55,4 +55,10 @@ void write_anthropic_source(JsonWriter& w, const MediaSource& source, bool url_m
 void write_anthropic_content(JsonWriter& writer, const Content& content, bool keep_members,
                              const DropFn& drop);
 
+// True when `content` is blocks of which Anthropic can hold none (an encrypted
+// Responses reasoning item), after counting each through `drop`: the caller then
+// writes no message, rather than an empty one the API rejects and that would read
+// back as a turn of its own.
+bool anthropic_drops_all(const Content& content, bool keep_members, const DropFn& drop);
+
 }  // namespace convo

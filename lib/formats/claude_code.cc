@@ -261,6 +261,10 @@ class ClaudeCodeEncoder final : public EncoderBase {
       if (!message.name.empty()) {
         drop("message names", message);
       }
+      if (anthropic_drops_all(message.content, uses_anthropic_blocks(message.origin),
+                              [&](std::string_view what) { drop(what, message); })) {
+        return;
+      }
     }
     rapidjson::StringBuffer buffer;
     JsonWriter writer(buffer);

@@ -394,7 +394,8 @@ constexpr FormatInfo k_formats[] = {
      .make_decoder = make_gemini_decoder,
      .make_encoder = make_gemini_encoder,
      .unmodelled = gemini_unmodelled,
-     .thinking_signed = false},
+     .thinking_signed = false,
+     .anthropic_content_rules = false},
     {.format = Format::gemini_cli,
      .name = "gemini-cli",
      .description =
@@ -406,7 +407,8 @@ constexpr FormatInfo k_formats[] = {
      .other_records = true,
      .holds_timestamps = true,
      .unmodelled = gemini_cli_unmodelled,
-     .thinking_signed = false},
+     .thinking_signed = false,
+     .anthropic_content_rules = false},
     {.format = Format::ai_sdk,
      .name = "ai-sdk",
      .description = "Vercel AI SDK ModelMessages and UIMessages, one per line",
@@ -416,7 +418,8 @@ constexpr FormatInfo k_formats[] = {
      .make_encoder = make_ai_sdk_encoder,
      .unmodelled = ai_sdk_unmodelled,
      .make_stream_reader = make_ai_sdk_stream_reader,
-     .thinking_signed = false},
+     .thinking_signed = false,
+     .anthropic_content_rules = false},
 };
 
 // The registry covers the enum: one row per format, in enum order (format_info

@@ -320,6 +320,12 @@ struct FormatInfo {
   // Its thinking carries a signature the API needs back (Anthropic's), so `check`
   // by format reports thinking without one; false where thoughts have none to give.
   bool thinking_signed = true;
+  // Its messages feed the Messages API, so `check` by format applies that API's rules
+  // for content (media by role, empty and whitespace text, tool results first, error
+  // results of text, the final message's whitespace); false where the API they go
+  // to takes more (Gemini's any part in either turn and empty text parts, the AI
+  // SDK's files in assistant messages). --for anthropic still applies them.
+  bool anthropic_content_rules = true;
 };
 
 // True when messages of `format` keep tool calls apart (FormatInfo::calls_apart).
