@@ -8,8 +8,8 @@ TARGET --to SOURCE` (the round trip). Each differing JSON path, normalised (arra
 indices dropped; an array element present on one side only is named by its "type",
 e.g. `message.content.thinking`; a whole record present on one side only is
 `<record>.TYPE`; changed elements are paired by kind before position; members
-that are null, [] or {} count as absent, as does `"is_error": false`, the API's
-default; a content of one plain text block as its string, and a content string
+that are null, [] or {} count as absent, as do `"is_error": false`, the API's
+default, an empty content string and a Chat tool call's `"type": "function"`; a content of one plain text block as its string, and a content string
 against a list of blocks as one text block; a request or response body's messages
 as records of their own; a document pretty-printed over many lines as one record),
 is excused only by a loss that one of the two conversions
@@ -76,8 +76,12 @@ COVERS = {
     "model names": {"model"},
     "stop reasons": {"stop_reason", "stop_sequence", "finish_reason"},
     "cache control": {"cache_control"},
+    "cache_control markers": {"cache_control"},
     "signatures": {"signature"},
-    "tool error flags": {"is_error"},
+    # OpenAI-compatible providers' thinking is the message's `reasoning` member.
+    "thinking blocks": {"thinking", "reasoning", "reasoning_content"},
+    # Gemini spells an error result {"error": TEXT}, a result {"output": TEXT}.
+    "tool error flags": {"is_error", "error"},
     "system message roles": {"role"},
     "encrypted reasoning": {"encrypted_content"},
     "item ids": {"id"},
@@ -99,7 +103,7 @@ GEMINI_PART_KEYS = ("functionCall", "functionResponse", "inlineData", "fileData"
 # Nouns that name the kind of thing, not the thing: "thinking blocks" -> thinking.
 GENERIC = re.compile(r"\s+(blocks?|records?|parts?|fields?|members?|items?|messages?|"
                      r"of request bodies|of response bodies|of messages|of records|of items|"
-                     r"of chat sessions|of tool calls|of contents|of system instructions)$")
+                     r"of chat sessions|of tool calls|of contents|of system instructions|of [a-z_]+ blocks)$")
 
 
 def snake(name):
@@ -223,6 +227,10 @@ def tidy(value):
                 continue
             if k == "is_error" and v is False:
                 continue  # the Messages API's default: a result is not an error unless told
+            if k == "content" and v == "":
+                continue  # no text, as null or absent says (an assistant turn of tool calls)
+            if k == "type" and v == "function" and "function" in value:
+                continue  # the one type of a Chat tool call with a `function` (Mistral omits it)
             if (k == "content" and isinstance(v, list) and len(v) == 1 and
                     isinstance(v[0], dict) and set(v[0]) == {"type", "text"} and
                     v[0]["type"] in ("text", "input_text", "output_text")):
@@ -248,6 +256,10 @@ def kind(value):
         for key in GEMINI_PART_KEYS:
             if key in value:
                 return key
+        data = [k for k in value if k not in ("thought", "thoughtSignature", "thought_signature",
+                                              "partMetadata", "videoMetadata")]
+        if len(data) == 1:
+            return data[0]  # a Gemini part of another kind (toolCall, toolResponse, ...)
         return "object"
     return type(value).__name__
 

@@ -61,4 +61,10 @@ void write_anthropic_content(JsonWriter& writer, const Content& content, bool ke
 // back as a turn of its own.
 bool anthropic_drops_all(const Content& content, bool keep_members, const DropFn& drop);
 
+// Calls `unheld` with each member of `content`'s text, thinking, tool_use and
+// tool_result blocks (read from an Anthropic-block format) that convo does not model
+// ("caller of tool_use blocks", "citations of text blocks"), for the loss report of a
+// conversion to a format whose blocks are not Anthropic's.
+void anthropic_block_members(const Content& content, const DropFn& unheld);
+
 }  // namespace convo

@@ -538,6 +538,7 @@ void claude_code_unmodelled(const Message& message,
   if (const JsonValue* inner = find_member(*message.json, "message")) {
     response_message_members(*inner, unheld);  // the API response's id, model, usage
   }
+  anthropic_block_members(message.content, unheld);
 }
 
 std::unique_ptr<Decoder> make_claude_code_decoder() { return make_decoder<ClaudeCodeDecoder>(); }

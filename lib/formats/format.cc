@@ -12,6 +12,7 @@
 #include "formats/ai_sdk.h"
 #include "formats/ai_sdk_stream.h"
 #include "formats/anthropic.h"
+#include "formats/anthropic_blocks.h"
 #include "formats/anthropic_stream.h"
 #include "formats/claude_code.h"
 #include "formats/codex.h"
@@ -278,6 +279,7 @@ void anthropic_unmodelled(const Message& message,
   if (message.json != nullptr && !message.container) {
     response_message_members(*message.json, unheld);
   }
+  anthropic_block_members(message.content, unheld);
 }
 
 constexpr FormatInfo k_formats[] = {
@@ -318,6 +320,7 @@ constexpr FormatInfo k_formats[] = {
      .calls_apart = true,
      .api_rules = ApiRules::openai_chat,
      .ids_name_alternatives = true,
+     .unmodelled = openai_unmodelled,
      .make_stream_reader = make_openai_stream_reader,
      .make_stream_writer = make_openai_stream_writer,
      .usage_input_includes_cache = true},

@@ -184,6 +184,10 @@ class EncoderBase : public Encoder {
   // place for beyond its content: cost, and members convo does not model.
   void drop_unheld(const Message& message);
 
+  // True when `message`, from the Responses family and written outside it, holds
+  // only encrypted reasoning (opaque "reasoning" blocks), which no other format holds.
+  bool only_opaque_reasoning(const Message& message) const;
+
   // Reports each member of a response body's choices but `message` ("finish_reason
   // of response bodies"), once per body.
   void counted_choice_members(const JsonValue& choices, std::string_view kind,
