@@ -209,7 +209,8 @@ TEST_CASE("assembled messages are written in another format with --to", "[assemb
         R"({"role":"assistant","content":"Paris is sunny.","tool_calls":[{"id":"toolu_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]})" "\n");
   REQUIRE(run.warnings.size() == 1);
   CHECK(run.warnings[0].find("openai cannot hold message ids (1), model names (1), stop reasons (1), "
-                             "usage (1), thinking blocks (1)") != std::string::npos);
+                             "usage (1), citations of text blocks (1), thinking blocks (1)") !=
+        std::string::npos);
   options.strict = true;
   CHECK(run_assemble(k_anthropic_sse, options).error.find("openai cannot hold message ids (--strict)") !=
         std::string::npos);

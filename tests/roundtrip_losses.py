@@ -7,9 +7,12 @@ compared, record by record as JSON, with `convert --to TARGET | convert --from
 TARGET --to SOURCE` (the round trip). Each differing JSON path, normalised (array
 indices dropped; an array element present on one side only is named by its "type",
 e.g. `message.content.thinking`; a whole record present on one side only is
-`<record>.TYPE`; members that are null, [] or {} count as absent, a content of
-one plain text block as its string, and a request or response body's messages as
-records of their own), is excused only by a loss that one of the two conversions
+`<record>.TYPE`; changed elements are paired by kind before position; members
+that are null, [] or {} count as absent, as do `"is_error": false`, the API's
+default, an empty content string and a Chat tool call's `"type": "function"`; a content of one plain text block as its string, and a content string
+against a list of blocks as one text block; a request or response body's messages
+as records of their own; a document pretty-printed over many lines as one record),
+is excused only by a loss that one of the two conversions
 printed on stderr ("openai cannot hold thinking blocks (3), ...") and that covers
 it: a loss name covers a path component spelled like the name without its generic
 noun ("thinking blocks" covers `thinking`, "tools of request bodies" covers
@@ -20,7 +23,7 @@ PATH triples) are at most the figure on the first line of the expectation file
 (tests/roundtrip_losses.expected, a ratchet: lower it as losses get named; the
 goal is 0; its other lines count them by SOURCE -> TARGET PATH, largest first). Skipped (exit 77) without the corpus.
 
-  roundtrip_losses.py CONVO SOURCE_DIR [--update] [--jobs N] [--report]
+  roundtrip_losses.py CONVO SOURCE_DIR [--update] [--jobs N] [--report] [--summary]
 """
 
 import argparse
@@ -56,7 +59,8 @@ TARGETS = ["claude-code", "anthropic", "openai", "langchain", "agentscope", "ope
 # Loss names whose paths cannot be derived from the name itself: name -> the path
 # components (normalised: snake_case, lower) it covers. Small on purpose.
 COVERS = {
-    "timestamps": {"timestamp", "created", "created_at", "time", "updated_at"},
+    "timestamps": {"timestamp", "created", "created_at", "time", "updated_at",
+                   "start_time", "last_updated"},  # a Gemini CLI chat's own
     "claude code record envelopes": {
         "uuid", "parent_uuid", "logical_parent_uuid", "session_id", "timestamp", "cwd",
         "git_branch", "version", "user_type", "is_sidechain", "request_id", "slug",
@@ -67,14 +71,23 @@ COVERS = {
         "mcp_meta", "planning_mode"},
     "message ids": {"id", "message_id"},
     "usage": {"usage", "cache_creation", "cache_read_input_tokens",
-              "cache_creation_input_tokens", "service_tier", "server_tool_use"},
+              "cache_creation_input_tokens", "service_tier", "server_tool_use",
+              "tokens", "usage_metadata"},  # Gemini CLI's and Gemini's spellings
     "model names": {"model"},
     "stop reasons": {"stop_reason", "stop_sequence", "finish_reason"},
     "cache control": {"cache_control"},
+    "cache_control markers": {"cache_control"},
     "signatures": {"signature"},
+    # OpenAI-compatible providers' thinking is the message's `reasoning` member.
+    "thinking blocks": {"thinking", "reasoning", "reasoning_content"},
+    # Gemini spells an error result {"error": TEXT}, a result {"output": TEXT}.
+    "tool error flags": {"is_error", "error"},
     "system message roles": {"role"},
     "encrypted reasoning": {"encrypted_content"},
     "item ids": {"id"},
+    # A Responses body's `instructions` is compared as the system message it leads with.
+    "instructions of response bodies": {"system"},
+    "instructions of request bodies": {"system"},
     # A Codex rollout's token_count events hold the usage of the responses before them.
     "event_msg records": {"usage", "cache_read_input_tokens", "cache_creation_input_tokens",
                           "usage_metadata", "tokens"},
@@ -90,7 +103,7 @@ GEMINI_PART_KEYS = ("functionCall", "functionResponse", "inlineData", "fileData"
 # Nouns that name the kind of thing, not the thing: "thinking blocks" -> thinking.
 GENERIC = re.compile(r"\s+(blocks?|records?|parts?|fields?|members?|items?|messages?|"
                      r"of request bodies|of response bodies|of messages|of records|of items|"
-                     r"of chat sessions|of tool calls|of contents|of system instructions)$")
+                     r"of chat sessions|of tool calls|of contents|of system instructions|of [a-z_]+ blocks)$")
 
 
 def snake(name):
@@ -130,16 +143,25 @@ def losses(stderr):
 
 
 def records(text):
+    """The JSON values of `text`, one after another: JSONL, or a document
+    pretty-printed over many lines (a request body written back as its own bytes).
+    A line that is not JSON is a string of its own."""
     out = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line:
-            continue
+    decoder = json.JSONDecoder()
+    pos = 0
+    while True:
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if pos >= len(text):
+            return out
         try:
-            out.append(json.loads(line))
+            value, pos = decoder.raw_decode(text, pos)
+            out.append(value)
         except ValueError:
-            out.append(line)
-    return out
+            end = text.find("\n", pos)
+            end = len(text) if end < 0 else end
+            out.append(text[pos:end].strip())
+            pos = end
 
 
 def flatten(recs):
@@ -203,6 +225,12 @@ def tidy(value):
                 continue
             if k == "type" and v == "message" and "role" in value:
                 continue
+            if k == "is_error" and v is False:
+                continue  # the Messages API's default: a result is not an error unless told
+            if k == "content" and v == "":
+                continue  # no text, as null or absent says (an assistant turn of tool calls)
+            if k == "type" and v == "function" and "function" in value:
+                continue  # the one type of a Chat tool call with a `function` (Mistral omits it)
             if (k == "content" and isinstance(v, list) and len(v) == 1 and
                     isinstance(v[0], dict) and set(v[0]) == {"type", "text"} and
                     v[0]["type"] in ("text", "input_text", "output_text")):
@@ -228,6 +256,10 @@ def kind(value):
         for key in GEMINI_PART_KEYS:
             if key in value:
                 return key
+        data = [k for k in value if k not in ("thought", "thoughtSignature", "thought_signature",
+                                              "partMetadata", "videoMetadata")]
+        if len(data) == 1:
+            return data[0]  # a Gemini part of another kind (toolCall, toolResponse, ...)
         return "object"
     return type(value).__name__
 
@@ -238,6 +270,12 @@ def join(path, key):
 
 def diff(a, b, path, out):
     """Adds to `out` the normalised paths where JSON values `a` and `b` differ."""
+    # A content string against a list of blocks: the string is one text block (as in
+    # tidy), so that what the list has beside it is named (`content.thinking`).
+    if isinstance(a, str) and isinstance(b, list) and path.split(".")[-1] == "content":
+        a = [{"type": "text", "text": a}]
+    elif isinstance(b, str) and isinstance(a, list) and path.split(".")[-1] == "content":
+        b = [{"type": "text", "text": b}]
     if isinstance(a, dict) and isinstance(b, dict):
         for key in a.keys() | b.keys():
             if key not in a or key not in b:
@@ -259,10 +297,17 @@ def diff_sequences(a, b, path, out, missing_at=None):
         if op == "equal":
             continue
         left, right = a[i1:i2], b[j1:j2]
-        for x, y in zip(left, right):
-            diff(x, y, path, out)
-        for extra in left[len(right):] + right[len(left):]:
-            out.add(join(path if missing_at is None else missing_at, kind(extra)))
+        # Changed elements are paired by kind first: a system prompt dropped before a
+        # changed function_call must not be compared with that function_call (it would
+        # name every member of both as a difference); what is left is paired in order.
+        kinds = difflib.SequenceMatcher(None, [kind(x) for x in left], [kind(y) for y in right],
+                                        autojunk=False)
+        for kop, k1, k2, l1, l2 in kinds.get_opcodes():
+            sub_left, sub_right = left[k1:k2], right[l1:l2]
+            for x, y in zip(sub_left, sub_right):
+                diff(x, y, path, out)
+            for extra in sub_left[len(sub_right):] + sub_right[len(sub_left):]:
+                out.add(join(path if missing_at is None else missing_at, kind(extra)))
 
 
 def convo(binary, *args, stdin=None):
@@ -311,6 +356,9 @@ def main():
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--report", action="store_true",
                         help="list every unexcused difference: SOURCE -> TARGET PATH FILE")
+    parser.add_argument("--summary", action="store_true",
+                        help="count the unexcused differences by SOURCE -> TARGET and by "
+                             "SOURCE PATH (over every target), largest first")
     args = parser.parse_args()
     corpus = os.path.join(args.source_dir, "..", "shared", "corpus")
     expected_file = os.path.join(args.source_dir, "tests", "roundtrip_losses.expected")
@@ -354,6 +402,15 @@ def main():
     if args.report:
         for u in unexcused:
             print("  " + u)
+    if args.summary:
+        pairs = collections.Counter(" ".join(u.split(" ")[:3]) for u in unexcused)
+        paths = collections.Counter(f"{u.split(' ')[0]} {u.split(' ')[3]}" for u in unexcused)
+        print("by SOURCE -> TARGET:")
+        for pair, count in sorted(pairs.items(), key=lambda c: (-c[1], c[0])):
+            print(f"  {count} {pair}")
+        print("by SOURCE PATH:")
+        for cls, count in sorted(paths.items(), key=lambda c: (-c[1], c[0])):
+            print(f"  {count} {cls}")
     if args.update:
         with open(expected_file, "w", encoding="utf-8") as f:
             f.write(f"{len(unexcused)}\n")

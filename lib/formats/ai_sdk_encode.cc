@@ -117,10 +117,10 @@ class AiSdkEncoder final : public EncoderBase {
         values.push_back(system_message(message, original));
         return;
       case Role::tool:
-        values.push_back(model_message(message, original, "tool", message.content));
+        push_model_message(values, message, original, "tool", message.content);
         return;
       case Role::assistant:
-        values.push_back(model_message(message, original, "assistant", message.content));
+        push_model_message(values, message, original, "assistant", message.content);
         return;
       default:
         break;
@@ -136,13 +136,24 @@ class AiSdkEncoder final : public EncoderBase {
       (block.type == BlockType::tool_result ? results : rest).blocks.push_back(block);
     }
     if (!results.blocks.empty()) {
-      values.push_back(model_message(message, nullptr, "tool", results));
+      push_model_message(values, message, nullptr, "tool", results);
       if (rest.blocks.empty()) {
         return;
       }
     }
-    values.push_back(model_message(message, results.blocks.empty() ? original : nullptr, "user",
-                                   rest));
+    push_model_message(values, message, results.blocks.empty() ? original : nullptr, "user", rest);
+  }
+
+  // Appends the ModelMessage `model_message` writes, unless every block of
+  // `content` was one it has no part for (counted): no empty message, which would
+  // read back as a turn of its own.
+  void push_model_message(std::vector<std::string>& values, const Message& m,
+                          const JsonValue* original, std::string_view role,
+                          const Content& content) {
+    std::string value = model_message(m, original, role, content);
+    if (!value.empty()) {
+      values.push_back(std::move(value));
+    }
   }
 
   // A UIMessage read as several turns, or a JSON array of messages, of which some
@@ -226,6 +237,9 @@ class AiSdkEncoder final : public EncoderBase {
         if (admit(fit(m, block, role), [&](std::string_view what) { drop(what, m); })) {
           parts.push_back(&block);
         }
+      }
+      if (parts.empty() && !content.blocks.empty()) {
+        return {};
       }
       object.set("content", [&](JsonWriter& w) {
         w.StartArray();

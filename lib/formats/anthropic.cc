@@ -204,6 +204,9 @@ class AnthropicEncoder final : public EncoderBase {
       drop("message names", message);
     }
     DropFn drop_block = [&](std::string_view what) { drop(what, message); };
+    if (anthropic_drops_all(message.content, uses_anthropic_blocks(message.origin), drop_block)) {
+      return;
+    }
     rapidjson::StringBuffer buffer;
     JsonWriter writer(buffer);
     ObjectWriter object(writer, same_format(message) ? message.json : nullptr);

@@ -5,6 +5,8 @@
 #include "formats/fields.h"
 #include "formats/object_writer.h"
 
+#include <algorithm>
+
 namespace convo {
 
 namespace {
@@ -332,6 +334,51 @@ void decode_anthropic_role(std::string_view role, Message& message) {
 void write_anthropic_content(JsonWriter& writer, const Content& content, bool keep_members,
                              const DropFn& drop) {
   write_content_value(writer, content, keep_members, drop);
+}
+
+void anthropic_block_members(const Content& content, const DropFn& unheld) {
+  if (!content.is_blocks()) {
+    return;
+  }
+  auto modelled = [](BlockType type, std::string_view key) {
+    switch (type) {
+      case BlockType::text:
+        return key == "type" || key == "text" || key == "cache_control";
+      case BlockType::thinking:
+        return key == "type" || key == "thinking" || key == "signature";
+      case BlockType::tool_use:
+        return key == "type" || key == "id" || key == "name" || key == "input" ||
+               key == "cache_control";
+      case BlockType::tool_result:
+        return key == "type" || key == "tool_use_id" || key == "content" || key == "is_error" ||
+               key == "cache_control";
+      default:
+        return true;  // media keep their source; other blocks are counted whole
+    }
+  };
+  for (const Block& block : content.blocks) {
+    if (block.json == nullptr || !block.json->IsObject()) {
+      continue;
+    }
+    for (const auto& member : block.json->GetObject()) {
+      std::string_view key = view_of(member.name);
+      if (!member.value.IsNull() && !modelled(block.type, key)) {
+        unheld(fmt::format("{} of {} blocks", key, block_type_name(block.type)));
+      }
+    }
+  }
+}
+
+bool anthropic_drops_all(const Content& content, bool keep_members, const DropFn& drop) {
+  if (!content.is_blocks() || content.blocks.empty() ||
+      std::any_of(content.blocks.begin(), content.blocks.end(),
+                  [&](const Block& b) { return anthropic_can_hold(b, keep_members); })) {
+    return false;
+  }
+  rapidjson::StringBuffer scratch;  // written only to count what is dropped, by name
+  JsonWriter writer(scratch);
+  write_content_value(writer, content, keep_members, drop);
+  return true;
 }
 
 }  // namespace convo

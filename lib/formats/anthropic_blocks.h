@@ -55,4 +55,16 @@ void write_anthropic_source(JsonWriter& w, const MediaSource& source, bool url_m
 void write_anthropic_content(JsonWriter& writer, const Content& content, bool keep_members,
                              const DropFn& drop);
 
+// True when `content` is blocks of which Anthropic can hold none (an encrypted
+// Responses reasoning item), after counting each through `drop`: the caller then
+// writes no message, rather than an empty one the API rejects and that would read
+// back as a turn of its own.
+bool anthropic_drops_all(const Content& content, bool keep_members, const DropFn& drop);
+
+// Calls `unheld` with each member of `content`'s text, thinking, tool_use and
+// tool_result blocks (read from an Anthropic-block format) that convo does not model
+// ("caller of tool_use blocks", "citations of text blocks"), for the loss report of a
+// conversion to a format whose blocks are not Anthropic's.
+void anthropic_block_members(const Content& content, const DropFn& unheld);
+
 }  // namespace convo

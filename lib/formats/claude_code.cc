@@ -261,6 +261,10 @@ class ClaudeCodeEncoder final : public EncoderBase {
       if (!message.name.empty()) {
         drop("message names", message);
       }
+      if (anthropic_drops_all(message.content, uses_anthropic_blocks(message.origin),
+                              [&](std::string_view what) { drop(what, message); })) {
+        return;
+      }
     }
     rapidjson::StringBuffer buffer;
     JsonWriter writer(buffer);
@@ -534,6 +538,7 @@ void claude_code_unmodelled(const Message& message,
   if (const JsonValue* inner = find_member(*message.json, "message")) {
     response_message_members(*inner, unheld);  // the API response's id, model, usage
   }
+  anthropic_block_members(message.content, unheld);
 }
 
 std::unique_ptr<Decoder> make_claude_code_decoder() { return make_decoder<ClaudeCodeDecoder>(); }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "formats/anthropic_blocks.h"
 #include "formats/format.h"
 #include "formats/responses_items.h"
 #include "io/output.h"
@@ -138,6 +139,13 @@ void EncoderBase::write(Message&& message, Output& out) {
   }
   m_values.clear();
   drop_unheld(message);
+  if (only_opaque_reasoning(message)) {
+    // An encrypted Responses reasoning item (no summary): no format outside the
+    // family has a place for it, and a message without it would be an empty turn
+    // that reads back as a turn of its own. Counted as its writers count it.
+    drop("reasoning blocks", message);
+    return;
+  }
   encode(message, m_values);
   for (const std::string& value : m_values) {
     check_utf8(value, message.where, message.raw);
@@ -145,6 +153,17 @@ void EncoderBase::write(Message&& message, Output& out) {
   for (const std::string& value : m_values) {
     out.write_line(value);
   }
+}
+
+bool EncoderBase::only_opaque_reasoning(const Message& message) const {
+  if (!holds_responses_items(message.origin) || holds_responses_items(m_format) ||
+      !message.is_turn() || !message.content.is_blocks() || message.content.blocks.empty()) {
+    return false;
+  }
+  return std::all_of(message.content.blocks.begin(), message.content.blocks.end(),
+                     [](const Block& b) {
+                       return b.type == BlockType::unknown && b.type_name == "reasoning";
+                     });
 }
 
 void EncoderBase::drop_unheld(const Message& message) {
@@ -209,6 +228,10 @@ void EncoderBase::drop_unheld(const Message& message) {
       }
       if (m_format == Format::gemini_cli && what == "model names") {
         return;  // a gemini message has its model
+      }
+      if (uses_anthropic_blocks(m_format) && uses_anthropic_blocks(message.origin) &&
+          what.ends_with(" blocks")) {
+        return;  // Anthropic blocks keep their members between anthropic and claude-code
       }
       drop(what, message);
     });

@@ -12,6 +12,7 @@
 #include "formats/ai_sdk.h"
 #include "formats/ai_sdk_stream.h"
 #include "formats/anthropic.h"
+#include "formats/anthropic_blocks.h"
 #include "formats/anthropic_stream.h"
 #include "formats/claude_code.h"
 #include "formats/codex.h"
@@ -279,6 +280,7 @@ void anthropic_unmodelled(const Message& message,
   if (message.json != nullptr && !message.container) {
     response_message_members(*message.json, unheld);
   }
+  anthropic_block_members(message.content, unheld);
 }
 
 constexpr FormatInfo k_formats[] = {
@@ -319,6 +321,7 @@ constexpr FormatInfo k_formats[] = {
      .calls_apart = true,
      .api_rules = ApiRules::openai_chat,
      .ids_name_alternatives = true,
+     .unmodelled = openai_unmodelled,
      .make_stream_reader = make_openai_stream_reader,
      .make_stream_writer = make_openai_stream_writer,
      .usage_input_includes_cache = true},
@@ -399,7 +402,8 @@ constexpr FormatInfo k_formats[] = {
      .make_stream_reader = make_gemini_stream_reader,
      .make_stream_writer = make_gemini_stream_writer,
      .usage_input_includes_cache = true,  // promptTokenCount counts cachedContentTokenCount
-     .thinking_signed = false},
+     .thinking_signed = false,
+     .anthropic_content_rules = false},
     {.format = Format::gemini_cli,
      .name = "gemini-cli",
      .description =
@@ -411,7 +415,8 @@ constexpr FormatInfo k_formats[] = {
      .other_records = true,
      .holds_timestamps = true,
      .unmodelled = gemini_cli_unmodelled,
-     .thinking_signed = false},
+     .thinking_signed = false,
+     .anthropic_content_rules = false},
     {.format = Format::ai_sdk,
      .name = "ai-sdk",
      .description = "Vercel AI SDK ModelMessages and UIMessages, one per line",
@@ -421,7 +426,8 @@ constexpr FormatInfo k_formats[] = {
      .make_encoder = make_ai_sdk_encoder,
      .unmodelled = ai_sdk_unmodelled,
      .make_stream_reader = make_ai_sdk_stream_reader,
-     .thinking_signed = false},
+     .thinking_signed = false,
+     .anthropic_content_rules = false},
 };
 
 // The registry covers the enum: one row per format, in enum order (format_info

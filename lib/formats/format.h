@@ -184,6 +184,10 @@ class EncoderBase : public Encoder {
   // place for beyond its content: cost, and members convo does not model.
   void drop_unheld(const Message& message);
 
+  // True when `message`, from the Responses family and written outside it, holds
+  // only encrypted reasoning (opaque "reasoning" blocks), which no other format holds.
+  bool only_opaque_reasoning(const Message& message) const;
+
   // Reports each member of a response body's choices but `message` ("finish_reason
   // of response bodies"), once per body.
   void counted_choice_members(const JsonValue& choices, std::string_view kind,
@@ -320,6 +324,12 @@ struct FormatInfo {
   // Its thinking carries a signature the API needs back (Anthropic's), so `check`
   // by format reports thinking without one; false where thoughts have none to give.
   bool thinking_signed = true;
+  // Its messages feed the Messages API, so `check` by format applies that API's rules
+  // for content (media by role, empty and whitespace text, tool results first, error
+  // results of text, the final message's whitespace); false where the API they go
+  // to takes more (Gemini's any part in either turn and empty text parts, the AI
+  // SDK's files in assistant messages). --for anthropic still applies them.
+  bool anthropic_content_rules = true;
 };
 
 // True when messages of `format` keep tool calls apart (FormatInfo::calls_apart).

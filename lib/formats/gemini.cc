@@ -252,12 +252,20 @@ class GeminiEncoder final : public EncoderBase {
     if (!message.name.empty()) {
       drop("names", message);
     }
+    rapidjson::StringBuffer parts_buffer;
+    JsonWriter parts_writer(parts_buffer);
+    if (write_parts(parts_writer, message) == 0 && message.content.is_blocks() &&
+        !message.content.blocks.empty()) {
+      // Every block was one Gemini has no part for (counted): no empty turn, which
+      // the API rejects and which would read back as a turn of its own.
+      return;
+    }
     rapidjson::StringBuffer buffer;
     JsonWriter writer(buffer);
     const bool same = same_format(message) && message.json->IsObject();
     ObjectWriter object(writer, same ? message.json : nullptr);
     object.set_string("role", role);
-    object.set("parts", [&](JsonWriter& w) { write_parts(w, message); });
+    object.set_raw("parts", std::string_view(parts_buffer.GetString(), parts_buffer.GetSize()));
     object.write();
     values.push_back(std::string(buffer.GetString(), buffer.GetSize()));
   }
@@ -323,16 +331,19 @@ class GeminiEncoder final : public EncoderBase {
     return std::string(buffer.GetString(), buffer.GetSize());
   }
 
-  void write_parts(JsonWriter& w, const Message& message) {
+  // Writes `message`'s parts; returns how many.
+  std::size_t write_parts(JsonWriter& w, const Message& message) {
     // Only gemini's blocks are parts: a gemini-cli block's JSON may be a tool call record.
     const bool own = message.origin == Format::gemini;
     GeminiPartWriter parts(own, [&](std::string_view what) { drop(what, message); });
+    std::size_t written = 0;
     w.StartArray();
     if (message.content.form == Content::Form::string) {
       w.StartObject();
       w.Key("text");
       write_string(w, message.content.text);
       w.EndObject();
+      ++written;
     }
     for (const Block& block : message.content.blocks) {
       if (!message.content.is_blocks()) {
@@ -348,9 +359,11 @@ class GeminiEncoder final : public EncoderBase {
       }
       if (parts.holds(block)) {
         parts.write(w, block, m_names.name_for(block));
+        ++written;
       }
     }
     w.EndArray();
+    return written;
   }
 
   ToolNames m_names;

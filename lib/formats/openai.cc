@@ -86,6 +86,10 @@ void decode_part(const JsonValue& part, const std::string& path,
   if (!type) {
     return;
   }
+  if (const JsonValue* marker = find_member(part, "cache_control");
+      marker != nullptr && !marker->IsNull()) {
+    block.cache_control = to_json(*marker);  // OpenRouter's, spelled as Anthropic's
+  }
   if (*type == "text") {
     block.type = BlockType::text;
     block.text = std::string(required_string(part, "text", path, "text part"));
@@ -148,6 +152,47 @@ void decode_role(std::string_view role, Message& message) {
 }
 
 }  // namespace
+
+void openai_unmodelled(const Message& message,
+                       const std::function<void(std::string_view)>& unheld) {
+  if (message.json == nullptr || !message.json->IsObject() || message.kind != Kind::turn ||
+      message.origin != Format::openai) {
+    return;
+  }
+  auto carries = [](const JsonValue& value) {
+    return !value.IsNull() && !(value.IsArray() && value.Empty()) &&
+           !(value.IsObject() && value.ObjectEmpty());
+  };
+  for (const auto& member : message.json->GetObject()) {
+    std::string_view key = view_of(member.name);
+    bool reasoning_text =
+        member.value.IsString() && std::find(std::begin(k_reasoning_members),
+                                             std::end(k_reasoning_members),
+                                             key) != std::end(k_reasoning_members);
+    if (key == "role" || key == "name" || key == "id" || key == "content" ||
+        key == "tool_call_id" || reasoning_text || !carries(member.value)) {
+      continue;
+    }
+    if (key != "tool_calls") {
+      unheld(fmt::format("{} of messages", key));
+      continue;
+    }
+    if (!member.value.IsArray()) {
+      continue;
+    }
+    for (const JsonValue& call : member.value.GetArray()) {
+      if (!call.IsObject()) {
+        continue;
+      }
+      for (const auto& part : call.GetObject()) {
+        std::string_view name = view_of(part.name);
+        if (name != "id" && name != "type" && name != "function" && carries(part.value)) {
+          unheld(fmt::format("{} of tool calls", name));
+        }
+      }
+    }
+  }
+}
 
 bool is_openai_reasoning(const Block& block) {
   return block.type == BlockType::thinking &&

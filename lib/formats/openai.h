@@ -17,6 +17,11 @@ namespace convo {
 int sniff_openai(const JsonValue& record);
 std::unique_ptr<Decoder> make_openai_decoder();
 std::unique_ptr<Encoder> make_openai_encoder(LossReport& loss);
+// What an OpenAI Chat message carries that convo does not model, for the loss report
+// of a conversion to another format: members beyond role, name, id, content,
+// tool_call_id, tool_calls and reasoning text (Mistral's `prefix`, `refusal`,
+// `annotations`, ...), and a tool call's beyond id, type and function (`index`).
+void openai_unmodelled(const Message& message, const std::function<void(std::string_view)>& unheld);
 
 // Appends to `content` (made a list of blocks) a tool_use block for each OpenAI tool
 // call in the `tool_calls` member of `object` (at `path`), the arguments kept as

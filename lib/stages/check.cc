@@ -142,13 +142,21 @@ class Checker {
         tool_results(view, i);
       }
     }
-    if (anthropic() && !view.empty() && !continued) {
+    if (!view.empty() && !continued && anthropic_content(view.back().message)) {
       final_whitespace(view.back());
     }
   }
 
  private:
   bool anthropic() const { return m_options.target == CheckTarget::anthropic; }
+
+  // Whether `m`'s content is held to the Messages API's rules: --for anthropic, or
+  // by format when its format's messages feed that API (not Gemini's, which takes
+  // any part in either turn and empty text parts, nor the AI SDK's).
+  bool anthropic_content(const Message& m) const {
+    return anthropic() &&
+           (!m_options.by_format || format_traits(m.origin).anthropic_content_rules);
+  }
 
   void add(const Location& where, std::string_view rule, std::string message) {
     m_out.push_back(Problem{where, rule, std::move(message)});
@@ -191,6 +199,10 @@ class Checker {
   // ("only assistant messages may hold one"), or "" when it can.
   std::string_view not_allowed(const Message& m, const Block& b) const {
     if (anthropic()) {
+      if (!anthropic_content(m) && b.type != BlockType::tool_use &&
+          b.type != BlockType::tool_result && b.type != BlockType::thinking) {
+        return "";  // media and the API's own parts in either turn
+      }
       switch (anthropic_block_holder(b.type)) {
         case BlockHolder::assistant:
           return m.role == Role::assistant ? "" : "only assistant messages may hold one";
@@ -245,7 +257,7 @@ class Checker {
       return;
     }
     if (c.is_string()) {
-      if (anthropic() && is_blank(c.text)) {
+      if (anthropic_content(m) && is_blank(c.text)) {
         add(api.origin, "whitespace-text",
             fmt::format("{} message content is only whitespace", role));
       }
@@ -267,7 +279,7 @@ class Checker {
       }
       switch (b.type) {
         case BlockType::text:
-          text_block(b.text, where, "");
+          text_block(m, b.text, where, "");
           break;
         case BlockType::thinking:
           // Checked by its own format's rules, a format whose thinking has no
@@ -282,8 +294,8 @@ class Checker {
           tool_input(b, where);
           break;
         case BlockType::tool_result:
-          result_content(b, where);
-          if (anthropic() && other_seen && !not_first_reported) {
+          result_content(m, b, where);
+          if (anthropic_content(m) && other_seen && !not_first_reported) {
             add(where, "tool-result-not-first",
                 fmt::format("tool_result for {} follows other content: tool results must come "
                             "first in a user message",
@@ -300,8 +312,9 @@ class Checker {
     }
   }
 
-  void text_block(const std::string& text, const BlockOrigin& where, std::string_view in) {
-    if (!anthropic()) {
+  void text_block(const Message& m, const std::string& text, const BlockOrigin& where,
+                  std::string_view in) {
+    if (!anthropic_content(m)) {
       return;
     }
     if (text.empty()) {
@@ -311,7 +324,7 @@ class Checker {
     }
   }
 
-  void result_content(const Block& b, const BlockOrigin& where) {
+  void result_content(const Message& m, const Block& b, const BlockOrigin& where) {
     if (!b.result.is_blocks()) {
       return;
     }
@@ -319,8 +332,8 @@ class Checker {
     bool error = b.is_error.value_or(false);
     for (const Block& inner : b.result.blocks) {
       if (inner.type == BlockType::text) {
-        text_block(inner.text, where, in);
-      } else if (error && anthropic()) {
+        text_block(m, inner.text, where, in);
+      } else if (error && anthropic_content(m)) {
         add(where, "error-result-not-text",
             fmt::format("error tool_result for {} holds a {} block; an error result may hold "
                         "only text",
