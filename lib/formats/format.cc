@@ -11,6 +11,7 @@
 #include "formats/agentscope.h"
 #include "formats/ai_sdk.h"
 #include "formats/ai_sdk_stream.h"
+#include "formats/api_body.h"
 #include "formats/anthropic.h"
 #include "formats/anthropic_stream.h"
 #include "formats/claude_code.h"
@@ -306,7 +307,8 @@ constexpr FormatInfo k_formats[] = {
      .blocks_at_content_index = true,
      .unmodelled = anthropic_unmodelled,
      .make_stream_reader = make_anthropic_stream_reader,
-     .make_stream_writer = make_anthropic_stream_writer},
+     .make_stream_writer = make_anthropic_stream_writer,
+     .body = &k_anthropic_body},
     {.format = Format::openai,
      .name = "openai",
      .description =
@@ -320,7 +322,8 @@ constexpr FormatInfo k_formats[] = {
      .ids_name_alternatives = true,
      .make_stream_reader = make_openai_stream_reader,
      .make_stream_writer = make_openai_stream_writer,
-     .usage_input_includes_cache = true},
+     .usage_input_includes_cache = true,
+     .body = &k_openai_body},
     {.format = Format::langchain,
      .name = "langchain",
      .description = "LangChain messages: messages_to_dict records, lc constructor form, plain dicts",
@@ -372,7 +375,8 @@ constexpr FormatInfo k_formats[] = {
      .api_rules = ApiRules::openai_chat,
      .unmodelled = openai_responses_unmodelled,
      .make_stream_reader = make_openai_responses_stream_reader,
-     .usage_input_includes_cache = true},  // input_tokens counts cached_tokens
+     .usage_input_includes_cache = true,  // input_tokens counts cached_tokens
+     .body = &k_openai_responses_body},
     {.format = Format::codex,
      .name = "codex",
      .description = "Codex CLI session rollouts (~/.codex/sessions/**/rollout-*.jsonl)",
@@ -394,7 +398,8 @@ constexpr FormatInfo k_formats[] = {
      .make_decoder = make_gemini_decoder,
      .make_encoder = make_gemini_encoder,
      .unmodelled = gemini_unmodelled,
-     .thinking_signed = false},
+     .thinking_signed = false,
+     .body = &k_gemini_body},
     {.format = Format::gemini_cli,
      .name = "gemini-cli",
      .description =
