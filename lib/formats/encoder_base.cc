@@ -335,8 +335,11 @@ bool EncoderBase::translates_body(const Message& message) const {
     return false;
   }
   if (message.container) {
-    return message.container->format == message.origin &&
-           !container_noun(*message.container).empty();
+    // A Gemini line of its own holding only a systemInstruction is a message of a
+    // contents file, not a body.
+    const Container& container = *message.container;
+    return container.format == message.origin && !container_noun(container).empty() &&
+           find_member(container.source->doc, container.array_key) != nullptr;
   }
   // An Anthropic response message is a response body.
   return message.json != nullptr && message.source && message.json == &message.source->doc &&
