@@ -350,17 +350,16 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
     }
   }
   w.EndArray();
+  // The Messages API has no sampling parameters any more (@anthropic-ai/sdk 1.12.0's
+  // MessageCreateParams has none): counted.
   if (body.temperature != nullptr) {
-    w.Key("temperature");
-    body.temperature->Accept(w);
+    drop("temperature of request bodies");
   }
   if (body.top_p != nullptr) {
-    w.Key("top_p");
-    body.top_p->Accept(w);
+    drop("top_p of request bodies");
   }
   if (body.top_k != nullptr) {
-    w.Key("top_k");
-    body.top_k->Accept(w);
+    drop("top_k of request bodies");
   }
   if (!body.stop.empty()) {
     w.Key("stop_sequences");

@@ -159,6 +159,16 @@ bool fits_gemini_schema(const JsonValue& schema) {
     if (key == "type" && !fits_type(value)) {
       return false;
     }
+    if (key == "enum") {  // Gemini's enum is a list of strings
+      if (!value.IsArray()) {
+        return false;
+      }
+      for (const JsonValue& v : value.GetArray()) {
+        if (!v.IsString()) {
+          return false;
+        }
+      }
+    }
     if (key == "properties") {
       if (!value.IsObject()) {
         return false;

@@ -288,6 +288,18 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
   w.EndArray();
 }
 
+// True for a reasoning item without an id: thinking from another API, which the
+// Responses API does not take as input (a reasoning item it is given must be one of
+// its own, by id).
+bool is_foreign_reasoning(const std::string& item) {
+  JsonDoc doc;
+  if (!parse_object(item, doc)) {
+    return false;
+  }
+  auto type = string_member(doc, "type");
+  return type && *type == "reasoning" && find_member(doc, "id") == nullptr;
+}
+
 // The system prompt as `instructions`: the first message when it is a system
 // message of text only (its cache_control markers are counted by the encoder).
 bool is_instructions(const BodyTurn& turn) {
@@ -320,6 +332,10 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
   w.StartArray();
   for (std::size_t i = first; i < turns.size(); ++i) {
     for (const std::string& value : turns[i].values) {
+      if (is_foreign_reasoning(value)) {
+        drop("thinking blocks");
+        continue;
+      }
       write_raw(w, value);
     }
   }

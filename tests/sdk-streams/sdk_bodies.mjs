@@ -77,10 +77,13 @@ for (const [file, api] of inputs) {
       refused++;  // not a body convo reads (an error body, a count_tokens request)
       continue;
     }
-    for (const line of run.stdout.split("\n")) {
+    for (let line of run.stdout.split("\n")) {
       if (!line.trim()) continue;
       const body = JSON.parse(line);
       if (body.messages === undefined && body.input === undefined && body.contents === undefined) continue;
+      // A Gemini request names its model in its URL: convo writes none, and whoever
+      // sends the body adds one.
+      if (target !== "gemini" && body.model === undefined) line = JSON.stringify({ model: "MODEL", ...body });
       const key = target + line;
       if (seen.has(key)) continue;
       seen.add(key);
@@ -94,10 +97,13 @@ const HEADER = {
   openai: `import type { ChatCompletionCreateParams } from "openai/resources/chat/completions";\ntype Body = ChatCompletionCreateParams;`,
   "openai-responses": `import type { ResponseCreateParams } from "openai/resources/responses/responses";\ntype Body = ResponseCreateParams;`,
   gemini: `import type { Content, GenerationConfig, SafetySetting, Tool, ToolConfig } from "@google/genai";
+// The SDK's enums (Type, FunctionCallingConfigMode, ...) as the strings JSON carries.
+type Wire<T> = T extends string ? \`\${T}\` : T extends (infer U)[] ? Wire<U>[] :
+  T extends object ? { [K in keyof T]: Wire<T[K]> } : T;
 // The REST body of models.generateContent (the SDK's GenerateContentParameters puts
 // these under \`config\`), member by member in the SDK's types.
-type Body = { contents: Content[]; systemInstruction?: Content; tools?: Tool[]; toolConfig?: ToolConfig;
-  generationConfig?: GenerationConfig; safetySettings?: SafetySetting[]; cachedContent?: string };`,
+type Body = Wire<{ contents: Content[]; systemInstruction?: Content; tools?: Tool[]; toolConfig?: ToolConfig;
+  generationConfig?: GenerationConfig; safetySettings?: SafetySetting[]; cachedContent?: string }>;`,
 };
 
 const work = mkdtempSync(path.join(os.tmpdir(), "convo-sdk-bodies-"));
