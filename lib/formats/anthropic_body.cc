@@ -308,6 +308,38 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
   w.EndArray();
 }
 
+// Writes a message of a request. The API takes thinking back only with the
+// signature it gave it: thinking from another API (OpenAI's reasoning, Gemini's
+// thoughts) has none, and is counted.
+void write_message(JsonWriter& w, const std::string& value, const BodyDrop& drop) {
+  if (value.find(R"("type":"thinking")") == std::string::npos) {
+    write_raw(w, value);
+    return;
+  }
+  JsonDoc doc;
+  JsonValue* content = nullptr;
+  if (parse_object(value, doc)) {
+    auto it = doc.FindMember("content");
+    content = it != doc.MemberEnd() && it->value.IsArray() ? &it->value : nullptr;
+  }
+  if (content == nullptr) {
+    write_raw(w, value);
+    return;
+  }
+  for (auto block = content->Begin(); block != content->End();) {
+    bool unsigned_thinking = block->IsObject() &&
+                             string_member(*block, "type").value_or("") == "thinking" &&
+                             !string_member(*block, "signature");
+    if (unsigned_thinking) {
+      drop("thinking blocks without signatures");
+      block = content->Erase(block);
+    } else {
+      ++block;
+    }
+  }
+  doc.Accept(w);
+}
+
 void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, const BodyDrop& drop,
                    JsonWriter& w) {
   // The Messages API requires max_tokens: LiteLLM's 4096 when the source has none.
@@ -346,7 +378,7 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
       continue;
     }
     for (const std::string& value : turn.values) {
-      write_raw(w, value);
+      write_message(w, value, drop);
     }
   }
   w.EndArray();

@@ -288,16 +288,47 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
   w.EndArray();
 }
 
-// True for a reasoning item without an id: thinking from another API, which the
-// Responses API does not take as input (a reasoning item it is given must be one of
-// its own, by id).
-bool is_foreign_reasoning(const std::string& item) {
+// Writes an item of a request's input as the API takes it (the SDK's
+// ResponseInputItem): a reasoning item without an id, thinking from another API, is
+// counted (the API takes back only its own reasoning, by id); an assistant message of
+// one output_text part without annotations is an EasyInputMessage of that text (an
+// output message needs the id and status only the API gives); an input_image
+// without `detail` has the API's default, "auto".
+void write_input_item(JsonWriter& w, const std::string& item, const BodyDrop& drop) {
   JsonDoc doc;
   if (!parse_object(item, doc)) {
-    return false;
+    write_raw(w, item);
+    return;
   }
-  auto type = string_member(doc, "type");
-  return type && *type == "reasoning" && find_member(doc, "id") == nullptr;
+  auto type = string_member(doc, "type").value_or("message");
+  if (type == "reasoning" && find_member(doc, "id") == nullptr) {
+    drop("thinking blocks");
+    return;
+  }
+  auto content = doc.FindMember("content");
+  if (type == "message" && content != doc.MemberEnd() && content->value.IsArray()) {
+    JsonValue& parts = content->value;
+    bool assistant = string_member(doc, "role").value_or("") == "assistant";
+    if (assistant && find_member(doc, "id") == nullptr && parts.Size() == 1 &&
+        parts[0].IsObject() && string_member(parts[0], "type").value_or("") == "output_text") {
+      const JsonValue* annotations = find_member(parts[0], "annotations");
+      const JsonValue* text = find_member(parts[0], "text");
+      if ((annotations == nullptr || says_nothing(*annotations)) && text != nullptr &&
+          text->IsString()) {
+        JsonValue copy(*text, doc.GetAllocator());
+        content->value = copy;
+      }
+    }
+    if (parts.IsArray()) {
+      for (JsonValue& part : parts.GetArray()) {
+        if (part.IsObject() && string_member(part, "type").value_or("") == "input_image" &&
+            find_member(part, "detail") == nullptr) {
+          part.AddMember("detail", "auto", doc.GetAllocator());
+        }
+      }
+    }
+  }
+  doc.Accept(w);
 }
 
 // The system prompt as `instructions`: the first message when it is a system
@@ -332,11 +363,7 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
   w.StartArray();
   for (std::size_t i = first; i < turns.size(); ++i) {
     for (const std::string& value : turns[i].values) {
-      if (is_foreign_reasoning(value)) {
-        drop("thinking blocks");
-        continue;
-      }
-      write_raw(w, value);
+      write_input_item(w, value, drop);
     }
   }
   w.EndArray();
