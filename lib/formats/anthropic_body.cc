@@ -26,7 +26,7 @@ void read_tools(const JsonValue& tools, ApiBody& body) {
       spec.kind = std::string(*type);  // a server tool: web_search_20250305, bash_20250124, ...
     }
     spec.name = std::string(string_member(tool, "name").value_or(""));
-    spec.description = std::string(string_member(tool, "description").value_or(""));
+    spec.has_description = read_description(tool, spec.description);
     spec.schema = find_member(tool, "input_schema");
     if (const JsonValue* strict = find_member(tool, "strict"); strict != nullptr && strict->IsBool()) {
       spec.strict = strict->GetBool();
@@ -70,8 +70,8 @@ void read_usage(const JsonValue& usage, ApiBody& body) {
       body.usage.cache_read = count;
     } else if (key == "cache_creation_input_tokens") {
       body.usage.cache_write = count;
-    } else if (key == "cache_creation" || says_nothing(value)) {
-      continue;  // cache_creation_input_tokens by cache lifetime
+    } else if (says_nothing(value)) {
+      continue;
     } else {
       body.unmapped.push_back(fmt::format("{} of usage", key));
     }
@@ -193,6 +193,9 @@ void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, con
   if (turns.size() > 1) {
     drop("choices beyond the first");
   }
+  if (body.indexed) {
+    drop("index of response bodies");
+  }
   w.StartObject();
   if (!body.id.empty()) {
     w.Key("id");
@@ -289,7 +292,7 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
     w.StartObject();
     w.Key("name");
     write_string(w, tool.name);
-    if (!tool.description.empty()) {
+    if (tool.has_description) {
       w.Key("description");
       write_string(w, tool.description);
     }

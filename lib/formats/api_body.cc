@@ -267,6 +267,12 @@ bool says_nothing(const JsonValue& value) {
          (value.IsArray() && value.Empty()) || (value.IsObject() && value.MemberCount() == 0);
 }
 
+bool read_description(const JsonValue& tool, std::string& out) {
+  auto description = string_member(tool, "description");
+  out = std::string(description.value_or(""));
+  return description.has_value();
+}
+
 const JsonValue* number_member(const JsonValue& root, std::string_view key) {
   const JsonValue* value = find_member(root, key);
   return value != nullptr && value->IsNumber() ? value : nullptr;

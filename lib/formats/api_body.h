@@ -30,6 +30,7 @@ struct ToolSpec {
   std::string kind = "function";
   std::string name;
   std::string description;
+  bool has_description = false;       // it has one, if empty
   const JsonValue* schema = nullptr;  // its parameters' schema; null when it has none
   bool gemini_schema = false;         // `schema` is a Gemini Schema (upper-case types, nullable)
   std::optional<bool> strict;
@@ -80,6 +81,7 @@ struct ApiBody {
   std::int64_t created = 0;  // seconds; 0 when not known
   StopReason stop_reason = StopReason::none;
   std::string stop_sequence;
+  bool indexed = false;  // its choices or candidates carry an `index`
   // Token counts, `input` without the cached prompt tokens (Anthropic's sense).
   Usage usage;
   // What of the source body this model has no place for, as loss names
@@ -149,6 +151,9 @@ const JsonValue* either_member(const JsonValue& object, std::string_view key,
 
 // True when `value` says nothing: null, "", [] or {}.
 bool says_nothing(const JsonValue& value);
+
+// Reads `description` of `tool` into `out`; false when it has none.
+bool read_description(const JsonValue& tool, std::string& out);
 
 // Reads `key` of `root` as a number member (nullptr when absent or not a number).
 const JsonValue* number_member(const JsonValue& root, std::string_view key);

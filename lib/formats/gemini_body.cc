@@ -40,7 +40,7 @@ void read_tools(const JsonValue& tools, ApiBody& body) {
         ToolSpec spec;
         spec.json = &declaration;
         spec.name = std::string(string_member(declaration, "name").value_or(""));
-        spec.description = std::string(string_member(declaration, "description").value_or(""));
+        spec.has_description = read_description(declaration, spec.description);
         spec.schema = either_member(declaration, "parametersJsonSchema", "parameters_json_schema");
         if (spec.schema == nullptr) {
           spec.schema = find_member(declaration, "parameters");
@@ -97,9 +97,6 @@ void read_generation_config(const JsonValue& config, ApiBody& body) {
           body.stop.emplace_back(view_of(stop));
         }
       }
-    } else if ((key == "candidateCount" || key == "candidate_count") && value.IsInt64() &&
-               value.GetInt64() == 1) {
-      continue;
     } else if ((key == "thinkingConfig" || key == "thinking_config") && value.IsObject()) {
       const JsonValue* budget = either_member(value, "thinkingBudget", "thinking_budget");
       auto level = either_member(value, "thinkingLevel", "thinking_level");
@@ -171,8 +168,10 @@ void read(const JsonValue& root, ApiBody& body) {
       for (const JsonValue& candidate : value.GetArray()) {
         for (const auto& m : candidate.GetObject()) {
           std::string_view k = view_of(m.name);
-          if (k != "content" && k != "index" && k != "finishReason" && k != "finish_reason" &&
-              !says_nothing(m.value)) {
+          if (k == "index") {
+            body.indexed = true;
+          } else if (k != "content" && k != "finishReason" && k != "finish_reason" &&
+                     !says_nothing(m.value)) {
             body.unmapped_member(k);
           }
         }
@@ -265,7 +264,7 @@ void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, con
     w.Key("totalTokenCount");
     w.Int64(usage.total.value_or(prompt + usage.output.value_or(0)));
     w.EndObject();
-    if (usage.cache_write.value_or(0) != 0) {
+    if (usage.cache_write) {
       drop("cache write token counts");
     }
   }
@@ -300,7 +299,7 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
     w.StartObject();
     w.Key("name");
     write_string(w, tool.name);
-    if (!tool.description.empty()) {
+    if (tool.has_description) {
       w.Key("description");
       write_string(w, tool.description);
     }
@@ -362,6 +361,9 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
   if (!body.tools.empty()) {
     w.Key("tools");
     write_tools(w, body.tools, drop);
+  }
+  if (body.tool_choice != ToolChoice::unset && !functions) {
+    drop("tool_choice of request bodies");  // Gemini's toolConfig is for function tools
   }
   if (body.tool_choice != ToolChoice::unset && functions) {
     w.Key("toolConfig");
@@ -436,7 +438,7 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
   if (!body.model.empty()) {
     drop("model names");  // a Gemini request names its model in the URL
   }
-  if (body.stream == true) {
+  if (body.stream) {
     drop("stream of request bodies");  // streamGenerateContent is another URL
   }
   if (!body.user.empty()) {

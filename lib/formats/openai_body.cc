@@ -29,7 +29,7 @@ void read_tools(const JsonValue& tools, ApiBody& body) {
       continue;
     }
     spec.name = std::string(string_member(*function, "name").value_or(""));
-    spec.description = std::string(string_member(*function, "description").value_or(""));
+    spec.has_description = read_description(*function, spec.description);
     spec.schema = find_member(*function, "parameters");
     if (const JsonValue* strict = find_member(*function, "strict");
         strict != nullptr && strict->IsBool()) {
@@ -78,8 +78,7 @@ void read_usage(const JsonValue& usage, ApiBody& body) {
           body.usage.cache_read = detail.value.GetInt64();
         } else if (name == "reasoning_tokens" && detail.value.IsInt64()) {
           body.usage.reasoning = detail.value.GetInt64();
-        } else if (!says_nothing(detail.value) &&
-                   !(detail.value.IsInt64() && detail.value.GetInt64() == 0)) {
+        } else if (!says_nothing(detail.value)) {
           body.unmapped.push_back(fmt::format("{} of usage", name));
         }
       }
@@ -105,7 +104,9 @@ void read(const JsonValue& root, ApiBody& body) {
       for (const JsonValue& choice : value.GetArray()) {
         for (const auto& m : choice.GetObject()) {
           std::string_view k = view_of(m.name);
-          if (k != "message" && k != "index" && k != "finish_reason" && !says_nothing(m.value)) {
+          if (k == "index") {
+            body.indexed = true;
+          } else if (k != "message" && k != "finish_reason" && !says_nothing(m.value)) {
             body.unmapped_member(k);
           }
         }
@@ -144,8 +145,6 @@ void read(const JsonValue& root, ApiBody& body) {
                                                            : ThinkingSetting::State::on;
     } else if (key == "user" && value.IsString()) {
       body.user = std::string(view_of(value));
-    } else if (key == "n" && value.IsInt64() && value.GetInt64() == 1) {
-      continue;  // one choice: the default
     } else if (key == "metadata" && value.IsObject()) {
       for (const auto& m : value.GetObject()) {
         if (view_of(m.name) == "user_id" && m.value.IsString() && body.user.empty()) {
@@ -209,7 +208,7 @@ void write_usage(JsonWriter& w, const Usage& usage, const BodyDrop& drop) {
     w.EndObject();
   }
   w.EndObject();
-  if (usage.cache_write.value_or(0) != 0) {
+  if (usage.cache_write) {
     drop("cache write token counts");
   }
 }
@@ -275,7 +274,7 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
     w.StartObject();
     w.Key("name");
     write_string(w, tool.name);
-    if (!tool.description.empty()) {
+    if (tool.has_description) {
       w.Key("description");
       write_string(w, tool.description);
     }

@@ -30,11 +30,11 @@ void read_tools(const JsonValue& tools, ApiBody& body) {
       continue;
     }
     spec.name = std::string(string_member(tool, "name").value_or(""));
-    spec.description = std::string(string_member(tool, "description").value_or(""));
+    spec.has_description = read_description(tool, spec.description);
     spec.schema = find_member(tool, "parameters");
-    if (const JsonValue* strict = find_member(tool, "strict"); strict != nullptr && strict->IsBool()) {
-      spec.strict = strict->GetBool();
-    }
+    // Responses' function tools are strict unless they say not (Chat's are not).
+    const JsonValue* strict = find_member(tool, "strict");
+    spec.strict = strict == nullptr || !strict->IsBool() || strict->GetBool();
     body.tools.push_back(std::move(spec));
   }
 }
@@ -77,8 +77,7 @@ void read_usage(const JsonValue& usage, ApiBody& body) {
           body.usage.cache_read = detail.value.GetInt64();
         } else if (name == "reasoning_tokens" && detail.value.IsInt64()) {
           body.usage.reasoning = detail.value.GetInt64();
-        } else if (!says_nothing(detail.value) &&
-                   !(detail.value.IsInt64() && detail.value.GetInt64() == 0)) {
+        } else if (!says_nothing(detail.value)) {
           body.unmapped.push_back(fmt::format("{} of usage", name));
         }
       }
@@ -89,31 +88,6 @@ void read_usage(const JsonValue& usage, ApiBody& body) {
   if (input) {
     body.usage.input = *input - body.usage.cache_read.value_or(0);
   }
-  // A cached count of 0 is what the API always writes: it says nothing.
-  if (body.usage.cache_read == 0) {
-    body.usage.cache_read.reset();
-  }
-  if (body.usage.reasoning == 0) {
-    body.usage.reasoning.reset();
-  }
-}
-
-// The members a response echoes from its request at their defaults, which say
-// nothing about this response.
-bool echoed_default(std::string_view key, const JsonValue& value) {
-  if (value.IsBool()) {
-    return (key == "parallel_tool_calls" && value.GetBool()) ||
-           (key == "store" && value.GetBool()) || (key == "background" && !value.GetBool());
-  }
-  if (value.IsString()) {
-    std::string_view text = view_of(value);
-    return (key == "truncation" && text == "disabled") || (key == "tool_choice" && text == "auto") ||
-           (key == "service_tier" && (text == "default" || text == "auto"));
-  }
-  if (value.IsNumber()) {
-    return (key == "temperature" || key == "top_p") && value.GetDouble() == 1.0;
-  }
-  return false;
 }
 
 void read(const JsonValue& root, ApiBody& body) {
@@ -125,9 +99,6 @@ void read(const JsonValue& root, ApiBody& body) {
     if (key == "input" || key == "output" || key == "object" ||
         (key == "instructions" && !body.response)) {
       continue;  // a request's instructions: its system message
-    }
-    if (body.response && echoed_default(key, value)) {
-      continue;
     }
     if (key == "model" && value.IsString()) {
       body.model = std::string(view_of(value));
@@ -196,6 +167,9 @@ void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, con
   if (turns.size() > 1) {
     drop("choices beyond the first");
   }
+  if (body.indexed) {
+    drop("index of response bodies");
+  }
   StopReason stop = !turns.empty() && turns.front().stop != StopReason::none ? turns.front().stop
                                                                               : body.stop_reason;
   w.StartObject();
@@ -248,7 +222,7 @@ void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, con
     w.Key("total_tokens");
     w.Int64(usage.total.value_or(input + output));
     w.EndObject();
-    if (usage.cache_write.value_or(0) != 0) {
+    if (usage.cache_write) {
       drop("cache write token counts");
     }
   }
@@ -267,7 +241,7 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
     w.String("function");
     w.Key("name");
     write_string(w, tool.name);
-    if (!tool.description.empty()) {
+    if (tool.has_description) {
       w.Key("description");
       write_string(w, tool.description);
     }
@@ -277,7 +251,7 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
     } else {
       w.Null();
     }
-    // Required by the API: false unless the source said.
+    // Required by the SDK's type; strict is the API's default, and not the others'.
     w.Key("strict");
     w.Bool(tool.strict.value_or(false));
     w.EndObject();
@@ -291,8 +265,8 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
 // Writes an item of a request's input as the API takes it (the SDK's
 // ResponseInputItem): a reasoning item without an id, thinking from another API, is
 // counted (the API takes back only its own reasoning, by id); an assistant message of
-// one output_text part without annotations is an EasyInputMessage of that text (an
-// output message needs the id and status only the API gives); an input_image
+// output_text parts without annotations is an EasyInputMessage of their text, as
+// paragraphs (an output message needs the id and status only the API gives); an input_image
 // without `detail` has the API's default, "auto".
 void write_input_item(JsonWriter& w, const std::string& item, const BodyDrop& drop) {
   JsonDoc doc;
@@ -309,15 +283,21 @@ void write_input_item(JsonWriter& w, const std::string& item, const BodyDrop& dr
   if (type == "message" && content != doc.MemberEnd() && content->value.IsArray()) {
     JsonValue& parts = content->value;
     bool assistant = string_member(doc, "role").value_or("") == "assistant";
-    if (assistant && find_member(doc, "id") == nullptr && parts.Size() == 1 &&
-        parts[0].IsObject() && string_member(parts[0], "type").value_or("") == "output_text") {
-      const JsonValue* annotations = find_member(parts[0], "annotations");
-      const JsonValue* text = find_member(parts[0], "text");
-      if ((annotations == nullptr || says_nothing(*annotations)) && text != nullptr &&
-          text->IsString()) {
-        JsonValue copy(*text, doc.GetAllocator());
-        content->value = copy;
+    bool plain = assistant && find_member(doc, "id") == nullptr && !parts.Empty();
+    std::string text;
+    for (const JsonValue& part : parts.GetArray()) {
+      const JsonValue* annotations = part.IsObject() ? find_member(part, "annotations") : nullptr;
+      auto part_text = part.IsObject() ? string_member(part, "text") : std::nullopt;
+      plain = plain && part_text && string_member(part, "type").value_or("") == "output_text" &&
+              (annotations == nullptr || says_nothing(*annotations));
+      if (plain) {
+        text += text.empty() ? "" : "\n\n";  // text blocks, as paragraphs
+        text += *part_text;
       }
+    }
+    if (plain) {
+      content->value.SetString(text.data(), static_cast<rapidjson::SizeType>(text.size()),
+                               doc.GetAllocator());
     }
     if (parts.IsArray()) {
       for (JsonValue& part : parts.GetArray()) {
