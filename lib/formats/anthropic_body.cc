@@ -34,6 +34,15 @@ void read_tools(const JsonValue& tools, ApiBody& body) {
     if (const JsonValue* cache = find_member(tool, "cache_control"); cache != nullptr) {
       spec.cache_control = to_json(*cache);
     }
+    if (spec.kind == "function") {
+      for (const auto& member : tool.GetObject()) {
+        std::string_view key = view_of(member.name);
+        if (key != "name" && key != "description" && key != "input_schema" && key != "strict" &&
+            key != "cache_control" && key != "type" && !says_nothing(member.value)) {
+          body.unmapped.push_back(fmt::format("{} of tools", key));  // defer_loading, ...
+        }
+      }
+    }
     body.tools.push_back(std::move(spec));
   }
 }
@@ -302,9 +311,9 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
     } else {
       write_raw(w, R"({"type":"object","properties":{}})");
     }
-    if (tool.strict) {
+    if (tool.strict == true) {  // false is this API's default (Responses' is true)
       w.Key("strict");
-      w.Bool(*tool.strict);
+      w.Bool(true);
     }
     w.EndObject();
   }

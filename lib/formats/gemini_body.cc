@@ -236,8 +236,10 @@ void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, con
       w.Key("finishReason");
       write_string(w, reason);
     }
-    w.Key("index");
-    w.Uint64(i);
+    if (body.indexed || turns.size() > 1) {
+      w.Key("index");
+      w.Uint64(i);
+    }
     w.EndObject();
   }
   w.EndArray();

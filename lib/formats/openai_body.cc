@@ -282,9 +282,9 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
       w.Key("parameters");
       write_json_schema(w, *tool.schema, tool.gemini_schema);
     }
-    if (tool.strict) {
+    if (tool.strict == true) {  // false is this API's default (Responses' is true)
       w.Key("strict");
-      w.Bool(*tool.strict);
+      w.Bool(true);
     }
     w.EndObject();
     w.EndObject();

@@ -213,12 +213,16 @@ void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, con
     w.StartObject();
     w.Key("input_tokens");
     w.Int64(input);
-    w.Key("input_tokens_details");
-    write_raw(w, fmt::format(R"({{"cached_tokens":{}}})", usage.cache_read.value_or(0)));
+    if (usage.cache_read) {
+      w.Key("input_tokens_details");
+      write_raw(w, fmt::format(R"({{"cached_tokens":{}}})", *usage.cache_read));
+    }
     w.Key("output_tokens");
     w.Int64(output);
-    w.Key("output_tokens_details");
-    write_raw(w, fmt::format(R"({{"reasoning_tokens":{}}})", usage.reasoning.value_or(0)));
+    if (usage.reasoning) {
+      w.Key("output_tokens_details");
+      write_raw(w, fmt::format(R"({{"reasoning_tokens":{}}})", *usage.reasoning));
+    }
     w.Key("total_tokens");
     w.Int64(usage.total.value_or(input + output));
     w.EndObject();
