@@ -273,9 +273,4 @@ bool read_description(const JsonValue& tool, std::string& out) {
   return description.has_value();
 }
 
-const JsonValue* number_member(const JsonValue& root, std::string_view key) {
-  const JsonValue* value = find_member(root, key);
-  return value != nullptr && value->IsNumber() ? value : nullptr;
-}
-
 }  // namespace convo

@@ -155,7 +155,5 @@ bool says_nothing(const JsonValue& value);
 // Reads `description` of `tool` into `out`; false when it has none.
 bool read_description(const JsonValue& tool, std::string& out);
 
-// Reads `key` of `root` as a number member (nullptr when absent or not a number).
-const JsonValue* number_member(const JsonValue& root, std::string_view key);
 
 }  // namespace convo
