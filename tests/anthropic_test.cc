@@ -62,17 +62,18 @@ TEST_CASE("a response body is a message with its response fields", "[anthropic]"
 }
 
 TEST_CASE("anthropic to openai: tool_use to tool_calls, tool_result to tool messages", "[anthropic]") {
+  // A request body becomes a Chat Completions request body (api_body.h).
   auto result = convert_text(k_request, Format::openai);
   CHECK(result.out ==
-        R"({"role":"system","content":"Be brief."})" "\n"
-        R"({"role":"user","content":"Weather in Paris?"})" "\n"
-        R"({"role":"assistant","content":null,"tool_calls":[{"id":"toolu_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]})" "\n"
-        R"({"role":"tool","content":"sunny","tool_call_id":"toolu_1"})" "\n");
+        R"({"model":"claude-sonnet-4-5","messages":[)"
+        R"({"role":"system","content":"Be brief."},)"
+        R"({"role":"user","content":"Weather in Paris?"},)"
+        R"({"role":"assistant","content":null,"tool_calls":[{"id":"toolu_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},)"
+        R"({"role":"tool","content":"sunny","tool_call_id":"toolu_1"}],"max_completion_tokens":1024})" "\n");
   REQUIRE(result.warnings.size() == 1);
   CHECK(result.warnings[0] ==
-        "dropped what the output format cannot hold: openai cannot hold max_tokens of request "
-        "bodies (1), model of request bodies (1), cache_control markers (1), thinking blocks (1) "
-        "(--strict makes this an error)");
+        "dropped what the output format cannot hold: openai cannot hold cache_control markers (1), "
+        "thinking blocks (1) (--strict makes this an error)");
 }
 
 TEST_CASE("a bare anthropic message line is detected and round-trips", "[anthropic]") {

@@ -92,6 +92,11 @@ COVERS = {
     "event_msg records": {"usage", "cache_read_input_tokens", "cache_creation_input_tokens",
                           "usage_metadata", "tokens"},
     "thought timestamps": {"timestamp"},
+    # Bodies translated whole (lib/formats/api_body.h).
+    "cache write token counts": {"cache_creation_input_tokens", "cache_creation"},
+    "reasoning token counts": {"reasoning_tokens", "thoughts_token_count", "candidates_token_count",
+                               "completion_tokens_details", "output_tokens_details"},
+    "thinking blocks without signatures": {"thinking", "thought"},
     "tool token counts": {"tool"},
     "vertex part spellings": {"function_call", "function_response", "inline_data", "file_data",
                               "thought_signature", "mime_type", "file_uri"},
@@ -103,7 +108,8 @@ GEMINI_PART_KEYS = ("functionCall", "functionResponse", "inlineData", "fileData"
 # Nouns that name the kind of thing, not the thing: "thinking blocks" -> thinking.
 GENERIC = re.compile(r"\s+(blocks?|records?|parts?|fields?|members?|items?|messages?|"
                      r"of request bodies|of response bodies|of messages|of records|of items|"
-                     r"of chat sessions|of tool calls|of contents|of system instructions|of [a-z_]+ blocks)$")
+                     r"of chat sessions|of tool calls|of contents|of system instructions|"
+                     r"of tools|of usage|of reasoning settings|tools|of [a-z_]+ blocks)$")
 
 
 def snake(name):

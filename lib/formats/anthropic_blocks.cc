@@ -4,6 +4,7 @@
 
 #include "formats/fields.h"
 #include "formats/object_writer.h"
+#include "utf8.h"
 
 #include <algorithm>
 
@@ -215,9 +216,50 @@ void write_block(JsonWriter& w, const Block& block, bool keep_members, const Dro
   object.write();
 }
 
+// `data` decoded from base64, or nullopt when it is not base64 or not UTF-8 text.
+std::optional<std::string> base64_text(std::string_view data) {
+  std::string out;
+  unsigned bits = 0;
+  int count = 0;
+  for (char c : data) {
+    int value = c >= 'A' && c <= 'Z'   ? c - 'A'
+                : c >= 'a' && c <= 'z' ? c - 'a' + 26
+                : c >= '0' && c <= '9' ? c - '0' + 52
+                : c == '+' || c == '-' ? 62
+                : c == '/' || c == '_' ? 63
+                                       : -1;
+    if (c == '=' || c == '\n' || c == '\r') {
+      continue;
+    }
+    if (value < 0) {
+      return std::nullopt;
+    }
+    bits = (bits << 6) | static_cast<unsigned>(value);
+    count += 6;
+    if (count >= 8) {
+      count -= 8;
+      out += static_cast<char>((bits >> count) & 0xff);
+    }
+  }
+  if (find_invalid_utf8(out)) {
+    return std::nullopt;
+  }
+  return out;
+}
+
 }  // namespace
 
 void write_anthropic_source(JsonWriter& w, const MediaSource& source, bool url_media_type) {
+  // The API takes a plain-text document as text, not base64 (base64 is for PDFs).
+  if (source.type == MediaSource::Type::base64 && source.media_type == "text/plain") {
+    if (std::optional<std::string> text = base64_text(source.data)) {
+      MediaSource plain = source;
+      plain.type = MediaSource::Type::text;
+      plain.data = std::move(*text);
+      write_anthropic_source(w, plain, url_media_type);
+      return;
+    }
+  }
   w.StartObject();
   switch (source.type) {
     case MediaSource::Type::base64:

@@ -8,6 +8,9 @@
 
 #include "formats/anthropic_blocks.h"
 #include "formats/format.h"
+
+#include "formats/api_body.h"
+#include "formats/fields.h"
 #include "formats/responses_items.h"
 #include "io/output.h"
 #include "utf8.h"
@@ -124,12 +127,23 @@ void EncoderBase::write(Message&& message, Output& out) {
     out.write_line(message.raw);
     return;
   }
-  if (message.container && message.container->format == m_format) {
+  if (message.container &&
+      (message.container->format == m_format || translates_body(message))) {
     if (!m_container) {
       write_drained(out);
     }
     m_container = message.container;
     m_held.push_back(std::move(message));
+    return;
+  }
+  if (!message.container && translates_body(message)) {
+    // An Anthropic response: one message that is the whole body.
+    write_drained(out);
+    const JsonValue& root = *message.json;
+    Format from = message.origin;
+    std::vector<Message> held;
+    held.push_back(std::move(message));
+    write_translated_body(root, from, true, held, out);
     return;
   }
   if (!message.modified && keeps_own_bytes(message, m_format)) {
@@ -166,14 +180,15 @@ bool EncoderBase::only_opaque_reasoning(const Message& message) const {
                      });
 }
 
-void EncoderBase::drop_unheld(const Message& message) {
+void EncoderBase::drop_unheld(const Message& message, bool in_body) {
   if (message.origin == m_format || message.origin == Format::none ||
       message.kind == Kind::invalid) {
     return;
   }
   const FormatInfo& target = format_info(m_format);
   std::string_view kind = message.container ? container_noun(*message.container) : "";
-  if (message.container && message.container.get() != m_counted_container && !kind.empty()) {
+  if (message.container && message.container.get() != m_counted_container && !kind.empty() &&
+      !in_body) {
     // A request body's settings (tools, tool_choice, thinking, metadata, ...) and a
     // response body's members (id, model, usage, created, each choice's
     // finish_reason, ...) have no place in a message-per-line format: counted once
@@ -222,6 +237,10 @@ void EncoderBase::drop_unheld(const Message& message) {
           (what == "message ids" || what == "model names" || what == "stop reasons" ||
            what == "usage" || what.ends_with(" of response messages"))) {
         return;  // e.g. a Claude Code record's message is an Anthropic response message
+      }
+      if (in_body && (what == "message ids" || what == "model names" || what == "stop reasons" ||
+                      what == "usage")) {
+        return;  // the translated body's own members
       }
       if (m_format == Format::codex && what == "usage") {
         return;  // written as the response's token_count event
@@ -313,6 +332,11 @@ void EncoderBase::close_container(Output& out) {
     }
   } closer{*this};
   const Container& container = *m_container;
+  if (container.format != m_format) {
+    write_translated_body(container.source->doc, container.format,
+                          container_noun(container) == "response bodies", m_held, out);
+    return;
+  }
   bool intact = m_held.size() == container.size;
   for (std::size_t i = 0; intact && i < m_held.size(); ++i) {
     intact = !m_held[i].modified && m_held[i].slot == i;
@@ -324,6 +348,96 @@ void EncoderBase::close_container(Output& out) {
   }
   m_held.clear();
   m_container.reset();
+}
+
+// --- Bodies translated whole (api_body.h) ---
+
+bool EncoderBase::translates_body(const Message& message) const {
+  if (message.origin == m_format || format_info(m_format).body == nullptr ||
+      message.kind == Kind::invalid || !format_traits(message.origin).body) {
+    return false;
+  }
+  if (message.container) {
+    // A Gemini line of its own holding only a systemInstruction is a message of a
+    // contents file, not a body.
+    const Container& container = *message.container;
+    return container.format == message.origin && !container_noun(container).empty() &&
+           find_member(container.source->doc, container.array_key) != nullptr;
+  }
+  // An Anthropic response message is a response body.
+  return message.json != nullptr && message.source && message.json == &message.source->doc &&
+         is_response(message) && message.role == Role::assistant;
+}
+
+void EncoderBase::write_translated_body(const JsonValue& root, Format from, bool response,
+                                        std::vector<Message>& held, Output& out) {
+  ApiBody body;
+  body.response = response;
+  format_info(from).body->read(root, body);
+  const Location where = held.empty() ? Location{} : held.front().where;
+  const std::string& raw = held.empty() ? std::string() : held.front().raw;
+  for (const std::string& what : body.unmapped) {
+    m_loss.drop(m_format, what, where);
+  }
+  for (const Message& message : held) {
+    drop_unheld(message, true);
+  }
+  std::vector<BodyTurn> turns;
+  std::vector<std::string> values;
+  // A Responses response's items are the parts of one reply; the other APIs give
+  // one message per choice.
+  std::vector<Message> merged;
+  if (response && (root.IsObject() && find_member(root, "output") != nullptr)) {
+    Message reply;
+    bool first = true;
+    for (Message& message : held) {
+      if (!message.is_turn()) {
+        merged.push_back(std::move(message));
+        continue;
+      }
+      if (first) {
+        reply = message;
+        reply.content.blocks.clear();
+        reply.content.form = Content::Form::blocks;
+        first = false;
+      }
+      content_to_blocks(message.content);
+      for (Block& block : message.content.blocks) {
+        reply.content.blocks.push_back(std::move(block));
+      }
+      reply.usage = message.usage.empty() ? reply.usage : message.usage;
+    }
+    if (!first) {
+      reply.touch();
+      merged.insert(merged.begin(), std::move(reply));
+    }
+    held = std::move(merged);
+  }
+  for (const Message& message : held) {
+    values.clear();
+    encode(message, values);
+    if (response && !message.is_turn()) {
+      continue;  // counted by the encoder when it has no place for it
+    }
+    BodyTurn turn;
+    turn.message = &message;
+    turn.values = values;
+    if (response) {
+      StopReason stop = body_stop_reason(message.meta->stop_reason);
+      if (stop == StopReason::none) {
+        stop = body.stop_reason;
+      }
+      if ((stop == StopReason::end_turn || stop == StopReason::none) && message.has_tool_uses()) {
+        stop = StopReason::tool_use;  // Gemini's STOP, Responses' "completed" after a call
+      }
+      turn.stop = stop;
+    }
+    turns.push_back(std::move(turn));
+  }
+  std::string json = format_info(m_format).body->write(
+      body, turns, [&](std::string_view what) { m_loss.drop(m_format, what, where); });
+  check_utf8(json, where, raw);
+  out.write_line(json);
 }
 
 // The document rebuilt around the messages as they are now (members other than the

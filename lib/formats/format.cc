@@ -11,6 +11,7 @@
 #include "formats/agentscope.h"
 #include "formats/ai_sdk.h"
 #include "formats/ai_sdk_stream.h"
+#include "formats/api_body.h"
 #include "formats/anthropic.h"
 #include "formats/anthropic_blocks.h"
 #include "formats/anthropic_stream.h"
@@ -309,7 +310,8 @@ constexpr FormatInfo k_formats[] = {
      .blocks_at_content_index = true,
      .unmodelled = anthropic_unmodelled,
      .make_stream_reader = make_anthropic_stream_reader,
-     .make_stream_writer = make_anthropic_stream_writer},
+     .make_stream_writer = make_anthropic_stream_writer,
+     .body = &k_anthropic_body},
     {.format = Format::openai,
      .name = "openai",
      .description =
@@ -324,7 +326,8 @@ constexpr FormatInfo k_formats[] = {
      .unmodelled = openai_unmodelled,
      .make_stream_reader = make_openai_stream_reader,
      .make_stream_writer = make_openai_stream_writer,
-     .usage_input_includes_cache = true},
+     .usage_input_includes_cache = true,
+     .body = &k_openai_body},
     {.format = Format::langchain,
      .name = "langchain",
      .description = "LangChain messages: messages_to_dict records, lc constructor form, plain dicts",
@@ -377,7 +380,8 @@ constexpr FormatInfo k_formats[] = {
      .unmodelled = openai_responses_unmodelled,
      .make_stream_reader = make_openai_responses_stream_reader,
      .make_stream_writer = make_openai_responses_stream_writer,
-     .usage_input_includes_cache = true},  // input_tokens counts cached_tokens
+     .usage_input_includes_cache = true,  // input_tokens counts cached_tokens
+     .body = &k_openai_responses_body},
     {.format = Format::codex,
      .name = "codex",
      .description = "Codex CLI session rollouts (~/.codex/sessions/**/rollout-*.jsonl)",
@@ -403,7 +407,8 @@ constexpr FormatInfo k_formats[] = {
      .make_stream_writer = make_gemini_stream_writer,
      .usage_input_includes_cache = true,  // promptTokenCount counts cachedContentTokenCount
      .thinking_signed = false,
-     .anthropic_content_rules = false},
+     .anthropic_content_rules = false,
+     .body = &k_gemini_body},
     {.format = Format::gemini_cli,
      .name = "gemini-cli",
      .description =

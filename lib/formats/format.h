@@ -18,6 +18,7 @@
 namespace convo {
 
 class Output;
+struct BodyCodec;
 class StreamReader;
 class StreamWriter;
 struct StreamWriterOptions;
@@ -181,8 +182,9 @@ class EncoderBase : public Encoder {
   virtual void encode(const Message& message, std::vector<std::string>& values) = 0;
 
   // Reports what `message`, from another format, carries that this one has no
-  // place for beyond its content: cost, and members convo does not model.
-  void drop_unheld(const Message& message);
+  // place for beyond its content: cost, and members convo does not model. In a body
+  // translated whole (`in_body`), the body's members are the body writer's to count.
+  void drop_unheld(const Message& message, bool in_body = false);
 
   // True when `message`, from the Responses family and written outside it, holds
   // only encrypted reasoning (opaque "reasoning" blocks), which no other format holds.
@@ -226,6 +228,13 @@ class EncoderBase : public Encoder {
  private:
   void close_container(Output& out);
   void write_drained(Output& out);
+  // True when `message` belongs to a body of another API that this format writes
+  // as a body of its own API (FormatInfo::body on both sides).
+  bool translates_body(const Message& message) const;
+  // Writes the body `root` of format `from` (a response when `response`), whose
+  // messages are `held`, as a body of this format's API (encoder_base.cc).
+  void write_translated_body(const JsonValue& root, Format from, bool response,
+                             std::vector<Message>& held, Output& out);
 
   Format m_format;
   LossReport& m_loss;
@@ -330,6 +339,10 @@ struct FormatInfo {
   // to takes more (Gemini's any part in either turn and empty text parts, the AI
   // SDK's files in assistant messages). --for anthropic still applies them.
   bool anthropic_content_rules = true;
+  // Its request and response bodies (lib/formats/api_body.h), for a model API: a
+  // body of one API converts to a body of another whole, settings and all; null
+  // for formats that are not an API (their bodies become messages).
+  const BodyCodec* body = nullptr;
 };
 
 // True when messages of `format` keep tool calls apart (FormatInfo::calls_apart).

@@ -627,6 +627,11 @@ class OpenAIEncoder final : public EncoderBase {
         std::string format = source.media_type.substr(0, 6) == "audio/"
                                  ? source.media_type.substr(6)
                                  : std::string("wav");
+        if (format == "mpeg" || format == "mp3") {
+          format = "mp3";  // the API names formats, not media types: wav or mp3
+        } else if (format == "wave" || format == "x-wav" || format == "vnd.wave") {
+          format = "wav";
+        }
         w.Key("type");
         w.String("input_audio");
         w.Key("input_audio");

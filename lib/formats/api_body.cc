@@ -1,0 +1,276 @@
+// What the four APIs' body codecs share: the thinking mapping, stop reasons, and
+// JSON Schema to and from Gemini's Schema object.
+#include "formats/api_body.h"
+
+#include "formats/json_out.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace convo {
+
+std::string effort_of_budget(std::int64_t tokens) {
+  if (tokens <= 1024) {
+    return "low";
+  }
+  return tokens <= 2048 ? "medium" : "high";
+}
+
+std::int64_t budget_of_effort(std::string_view effort) {
+  if (effort == "minimal" || effort == "low" || effort == "none") {
+    return 1024;  // Anthropic's least budget
+  }
+  return effort == "medium" ? 2048 : 4096;
+}
+
+StopReason body_stop_reason(std::string_view name) {
+  if (name == "STOP") {
+    return StopReason::end_turn;
+  }
+  if (name == "MAX_TOKENS") {
+    return StopReason::max_tokens;
+  }
+  if (name == "SAFETY" || name == "RECITATION" || name == "BLOCKLIST" ||
+      name == "PROHIBITED_CONTENT" || name == "SPII" || name == "IMAGE_SAFETY") {
+    return StopReason::refusal;
+  }
+  if (name == "MALFORMED_FUNCTION_CALL" || name == "UNEXPECTED_TOOL_CALL") {
+    return StopReason::tool_use;
+  }
+  return stop_reason_named(name);
+}
+
+namespace {
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::string upper(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return out;
+}
+
+// The members Gemini's Schema object has (https://ai.google.dev/api/caching#Schema).
+constexpr std::array<std::string_view, 20> k_gemini_schema_keys = {
+    "type",     "format",   "title",     "description", "nullable",      "enum",     "maxItems",
+    "minItems", "properties", "required", "minProperties", "maxProperties", "minLength",
+    "maxLength", "pattern", "example",   "anyOf",       "propertyOrdering", "default", "items"};
+
+bool is_gemini_key(std::string_view key) {
+  return std::find(k_gemini_schema_keys.begin(), k_gemini_schema_keys.end(), key) !=
+             k_gemini_schema_keys.end() ||
+         key == "minimum" || key == "maximum";
+}
+
+// True when `type` is a JSON Schema type Gemini's Schema can say: one name, or one
+// name and "null".
+bool fits_type(const JsonValue& type) {
+  if (type.IsString()) {
+    return view_of(type) != "null";
+  }
+  if (!type.IsArray() || type.Size() != 2) {
+    return false;
+  }
+  int nulls = 0;
+  for (const JsonValue& t : type.GetArray()) {
+    if (!t.IsString()) {
+      return false;
+    }
+    nulls += view_of(t) == "null" ? 1 : 0;
+  }
+  return nulls == 1;
+}
+
+}  // namespace
+
+void write_json_schema(JsonWriter& w, const JsonValue& schema, bool from_gemini) {
+  if (!from_gemini) {
+    schema.Accept(w);
+    return;
+  }
+  if (schema.IsArray()) {
+    w.StartArray();
+    for (const JsonValue& v : schema.GetArray()) {
+      write_json_schema(w, v, true);
+    }
+    w.EndArray();
+    return;
+  }
+  if (!schema.IsObject()) {
+    schema.Accept(w);
+    return;
+  }
+  bool nullable = false;
+  if (const JsonValue* n = find_member(schema, "nullable"); n != nullptr && n->IsBool()) {
+    nullable = n->GetBool();
+  }
+  w.StartObject();
+  for (const auto& member : schema.GetObject()) {
+    std::string_view key = view_of(member.name);
+    if (key == "nullable") {
+      continue;
+    }
+    write_string(w, key);
+    if (key == "type" && member.value.IsString()) {
+      std::string type = lower(view_of(member.value));
+      if (nullable) {
+        w.StartArray();
+        write_string(w, type);
+        w.String("null");
+        w.EndArray();
+      } else {
+        write_string(w, type);
+      }
+    } else if (key == "properties" && member.value.IsObject()) {
+      w.StartObject();
+      for (const auto& property : member.value.GetObject()) {
+        write_string(w, view_of(property.name));
+        write_json_schema(w, property.value, true);
+      }
+      w.EndObject();
+    } else if (key == "items" || key == "anyOf") {
+      write_json_schema(w, member.value, true);
+    } else {
+      member.value.Accept(w);
+    }
+  }
+  w.EndObject();
+}
+
+bool fits_gemini_schema(const JsonValue& schema) {
+  if (!schema.IsObject()) {
+    return false;
+  }
+  for (const auto& member : schema.GetObject()) {
+    std::string_view key = view_of(member.name);
+    if (!is_gemini_key(key)) {
+      return false;
+    }
+    const JsonValue& value = member.value;
+    if (key == "type" && !fits_type(value)) {
+      return false;
+    }
+    if (key == "enum") {  // Gemini's enum is a list of strings
+      if (!value.IsArray()) {
+        return false;
+      }
+      for (const JsonValue& v : value.GetArray()) {
+        if (!v.IsString()) {
+          return false;
+        }
+      }
+    }
+    if (key == "properties") {
+      if (!value.IsObject()) {
+        return false;
+      }
+      for (const auto& property : value.GetObject()) {
+        if (!fits_gemini_schema(property.value)) {
+          return false;
+        }
+      }
+    }
+    if (key == "items" && !fits_gemini_schema(value)) {
+      return false;
+    }
+    if (key == "anyOf") {
+      if (!value.IsArray()) {
+        return false;
+      }
+      for (const JsonValue& v : value.GetArray()) {
+        if (!fits_gemini_schema(v)) {
+          return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+void write_gemini_schema(JsonWriter& w, const JsonValue& schema) {
+  w.StartObject();
+  bool nullable = false;
+  for (const auto& member : schema.GetObject()) {
+    std::string_view key = view_of(member.name);
+    const JsonValue& value = member.value;
+    write_string(w, key);
+    if (key == "type") {
+      if (value.IsString()) {
+        write_string(w, upper(view_of(value)));
+      } else {
+        for (const JsonValue& t : value.GetArray()) {
+          if (view_of(t) != "null") {
+            write_string(w, upper(view_of(t)));
+          }
+        }
+        nullable = true;
+      }
+    } else if (key == "properties") {
+      w.StartObject();
+      for (const auto& property : value.GetObject()) {
+        write_string(w, view_of(property.name));
+        write_gemini_schema(w, property.value);
+      }
+      w.EndObject();
+    } else if (key == "items") {
+      write_gemini_schema(w, value);
+    } else if (key == "anyOf") {
+      w.StartArray();
+      for (const JsonValue& v : value.GetArray()) {
+        write_gemini_schema(w, v);
+      }
+      w.EndArray();
+    } else {
+      value.Accept(w);
+    }
+  }
+  if (nullable && find_member(schema, "nullable") == nullptr) {
+    w.Key("nullable");
+    w.Bool(true);
+  }
+  w.EndObject();
+}
+
+std::string member_json(std::string_view value, std::string_view key) {
+  JsonDoc doc;
+  if (!parse_object(value, doc)) {
+    return "";
+  }
+  const JsonValue* member = find_member(doc, key);
+  return member == nullptr ? "" : to_json(*member);
+}
+
+void ApiBody::unmapped_member(std::string_view key) {
+  unmapped.push_back(fmt::format("{} of {}", key, response ? "response bodies" : "request bodies"));
+}
+
+const JsonValue* either_member(const JsonValue& object, std::string_view key,
+                               std::string_view snake) {
+  if (!object.IsObject()) {
+    return nullptr;
+  }
+  const JsonValue* value = find_member(object, key);
+  return value != nullptr ? value : find_member(object, snake);
+}
+
+bool says_nothing(const JsonValue& value) {
+  return value.IsNull() || (value.IsString() && value.GetStringLength() == 0) ||
+         (value.IsArray() && value.Empty()) || (value.IsObject() && value.MemberCount() == 0);
+}
+
+bool read_description(const JsonValue& tool, std::string& out) {
+  auto description = string_member(tool, "description");
+  out = std::string(description.value_or(""));
+  return description.has_value();
+}
+
+}  // namespace convo

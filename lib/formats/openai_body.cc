@@ -1,0 +1,408 @@
+// OpenAI Chat Completions bodies (api_body.h): a request
+// `{"model","messages","tools","tool_choice","max_completion_tokens",...}` and a
+// response `{"id","object":"chat.completion","created","model","choices","usage"}`.
+#include "formats/api_body.h"
+
+#include "formats/json_out.h"
+
+#include <fmt/format.h>
+
+namespace convo {
+
+// Named, not anonymous: the unity build puts the four codecs in one unit.
+namespace openai_body {
+
+// --- Reading ---
+
+void read_tools(const JsonValue& tools, ApiBody& body) {
+  for (const JsonValue& tool : tools.GetArray()) {
+    if (!tool.IsObject()) {
+      continue;
+    }
+    ToolSpec spec;
+    spec.json = &tool;
+    auto type = string_member(tool, "type").value_or("function");
+    const JsonValue* function = find_member(tool, "function");
+    if (type != "function" || function == nullptr || !function->IsObject()) {
+      spec.kind = std::string(type);
+      body.tools.push_back(std::move(spec));
+      continue;
+    }
+    spec.name = std::string(string_member(*function, "name").value_or(""));
+    spec.has_description = read_description(*function, spec.description);
+    spec.schema = find_member(*function, "parameters");
+    if (const JsonValue* strict = find_member(*function, "strict");
+        strict != nullptr && strict->IsBool()) {
+      spec.strict = strict->GetBool();
+    }
+    body.tools.push_back(std::move(spec));
+  }
+}
+
+void read_tool_choice(const JsonValue& choice, ApiBody& body) {
+  if (choice.IsString()) {
+    std::string_view mode = view_of(choice);
+    body.tool_choice = mode == "auto"       ? ToolChoice::auto_
+                       : mode == "required" ? ToolChoice::any
+                       : mode == "none"     ? ToolChoice::none
+                                            : ToolChoice::unset;
+    return;
+  }
+  const JsonValue* function = find_member(choice, "function");
+  if (function != nullptr && function->IsObject()) {
+    body.tool_choice = ToolChoice::tool;
+    body.tool_choice_names.emplace_back(string_member(*function, "name").value_or(""));
+  } else {
+    body.unmapped_member("tool_choice");  // allowed_tools, custom tools
+  }
+}
+
+// Reads counts whose detail objects are `input_details`/`output_details`, the
+// input counting the cached tokens (OpenAI's sense), into Anthropic's sense.
+void read_usage(const JsonValue& usage, ApiBody& body) {
+  std::optional<std::int64_t> prompt;
+  for (const auto& member : usage.GetObject()) {
+    std::string_view key = view_of(member.name);
+    const JsonValue& value = member.value;
+    if (key == "prompt_tokens" && value.IsInt64()) {
+      prompt = value.GetInt64();
+    } else if (key == "completion_tokens" && value.IsInt64()) {
+      body.usage.output = value.GetInt64();
+    } else if (key == "total_tokens" && value.IsInt64()) {
+      body.usage.total = value.GetInt64();
+    } else if ((key == "prompt_tokens_details" || key == "completion_tokens_details") &&
+               value.IsObject()) {
+      for (const auto& detail : value.GetObject()) {
+        std::string_view name = view_of(detail.name);
+        if (name == "cached_tokens" && detail.value.IsInt64()) {
+          body.usage.cache_read = detail.value.GetInt64();
+        } else if (name == "reasoning_tokens" && detail.value.IsInt64()) {
+          body.usage.reasoning = detail.value.GetInt64();
+        } else if (!says_nothing(detail.value)) {
+          body.unmapped.push_back(fmt::format("{} of usage", name));
+        }
+      }
+    } else if (!says_nothing(value)) {
+      body.unmapped.push_back(fmt::format("{} of usage", key));
+    }
+  }
+  if (prompt) {
+    body.usage.input = *prompt - body.usage.cache_read.value_or(0);
+  }
+}
+
+void read(const JsonValue& root, ApiBody& body) {
+  for (const auto& member : root.GetObject()) {
+    std::string_view key = view_of(member.name);
+    const JsonValue& value = member.value;
+    if (key == "messages" || key == "object") {
+      continue;
+    }
+    if (key == "model" && value.IsString()) {
+      body.model = std::string(view_of(value));
+    } else if (key == "choices" && value.IsArray()) {
+      for (const JsonValue& choice : value.GetArray()) {
+        for (const auto& m : choice.GetObject()) {
+          std::string_view k = view_of(m.name);
+          if (k == "index") {
+            body.indexed = true;
+          } else if (k != "message" && k != "finish_reason" && !says_nothing(m.value)) {
+            body.unmapped_member(k);
+          }
+        }
+      }
+    } else if (body.response && key == "id" && value.IsString()) {
+      body.id = std::string(view_of(value));
+    } else if (body.response && key == "created" && value.IsInt64()) {
+      body.created = value.GetInt64();
+    } else if (body.response && key == "usage" && value.IsObject()) {
+      read_usage(value, body);
+    } else if ((key == "max_completion_tokens" || key == "max_tokens") && value.IsInt64()) {
+      body.max_tokens = value.GetInt64();
+    } else if (key == "temperature" && value.IsNumber()) {
+      body.temperature = &value;
+    } else if (key == "top_p" && value.IsNumber()) {
+      body.top_p = &value;
+    } else if (key == "stop" && value.IsString()) {
+      body.stop.emplace_back(view_of(value));
+    } else if (key == "stop" && value.IsArray()) {
+      for (const JsonValue& stop : value.GetArray()) {
+        if (stop.IsString()) {
+          body.stop.emplace_back(view_of(stop));
+        }
+      }
+    } else if (key == "stream" && value.IsBool()) {
+      body.stream = value.GetBool();
+    } else if (key == "tools" && value.IsArray()) {
+      read_tools(value, body);
+    } else if (key == "tool_choice") {
+      read_tool_choice(value, body);
+    } else if (key == "parallel_tool_calls" && value.IsBool()) {
+      body.parallel_tool_calls = value.GetBool();
+    } else if (key == "reasoning_effort" && value.IsString()) {
+      body.thinking.effort = std::string(view_of(value));
+      body.thinking.state = body.thinking.effort == "none" ? ThinkingSetting::State::off
+                                                           : ThinkingSetting::State::on;
+    } else if (key == "user" && value.IsString()) {
+      body.user = std::string(view_of(value));
+    } else if (key == "metadata" && value.IsObject()) {
+      for (const auto& m : value.GetObject()) {
+        if (view_of(m.name) == "user_id" && m.value.IsString() && body.user.empty()) {
+          body.user = std::string(view_of(m.value));
+        } else if (!says_nothing(m.value)) {
+          body.unmapped_member("metadata");
+        }
+      }
+    } else if (!says_nothing(value)) {
+      body.unmapped_member(key);
+    }
+  }
+}
+
+// --- Writing ---
+
+std::string_view finish_reason_of(StopReason stop, const BodyDrop& drop) {
+  switch (stop) {
+    case StopReason::none:
+      return "";
+    case StopReason::max_tokens:
+      return "length";
+    case StopReason::tool_use:
+      return "tool_calls";
+    case StopReason::refusal:
+      return "content_filter";
+    case StopReason::stop_sequence:
+    case StopReason::pause_turn:
+      drop("stop reasons");  // both "stop" here
+      return "stop";
+    case StopReason::end_turn:
+      break;
+  }
+  return "stop";
+}
+
+void write_usage(JsonWriter& w, const Usage& usage, const BodyDrop& drop) {
+  std::int64_t prompt = usage.input.value_or(0) + usage.cache_read.value_or(0) +
+                        usage.cache_write.value_or(0);
+  std::int64_t completion = usage.output.value_or(0);
+  w.Key("usage");
+  w.StartObject();
+  w.Key("prompt_tokens");
+  w.Int64(prompt);
+  w.Key("completion_tokens");
+  w.Int64(completion);
+  w.Key("total_tokens");
+  w.Int64(usage.total.value_or(prompt + completion));
+  if (usage.cache_read) {
+    w.Key("prompt_tokens_details");
+    w.StartObject();
+    w.Key("cached_tokens");
+    w.Int64(*usage.cache_read);
+    w.EndObject();
+  }
+  if (usage.reasoning) {
+    w.Key("completion_tokens_details");
+    w.StartObject();
+    w.Key("reasoning_tokens");
+    w.Int64(*usage.reasoning);
+    w.EndObject();
+  }
+  w.EndObject();
+  if (usage.cache_write) {
+    drop("cache write token counts");
+  }
+}
+
+void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, const BodyDrop& drop,
+                    JsonWriter& w) {
+  w.StartObject();
+  if (!body.id.empty()) {
+    w.Key("id");
+    write_string(w, body.id);
+  }
+  w.Key("object");
+  w.String("chat.completion");
+  if (body.created != 0) {
+    w.Key("created");
+    w.Int64(body.created);
+  }
+  w.Key("model");
+  write_string(w, body.model);
+  w.Key("choices");
+  w.StartArray();
+  for (std::size_t i = 0; i < turns.size(); ++i) {
+    const BodyTurn& turn = turns[i];
+    w.StartObject();
+    w.Key("index");
+    w.Uint64(i);
+    w.Key("message");
+    if (turn.values.empty()) {
+      write_raw(w, R"({"role":"assistant","content":null})");
+    } else {
+      write_raw(w, turn.values.front());
+    }
+    w.Key("finish_reason");
+    std::string_view reason =
+        finish_reason_of(turn.stop != StopReason::none ? turn.stop : body.stop_reason, drop);
+    if (reason.empty()) {
+      w.Null();
+    } else {
+      write_string(w, reason);
+    }
+    w.Key("logprobs");
+    w.Null();
+    w.EndObject();
+  }
+  w.EndArray();
+  if (!body.usage.empty()) {
+    write_usage(w, body.usage, drop);
+  }
+  w.EndObject();
+}
+
+void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDrop& drop) {
+  w.StartArray();
+  for (const ToolSpec& tool : tools) {
+    if (tool.kind != "function") {
+      drop(fmt::format("{} tools", tool.kind));
+      continue;
+    }
+    w.StartObject();
+    w.Key("type");
+    w.String("function");
+    w.Key("function");
+    w.StartObject();
+    w.Key("name");
+    write_string(w, tool.name);
+    if (tool.has_description) {
+      w.Key("description");
+      write_string(w, tool.description);
+    }
+    if (tool.schema != nullptr && tool.schema->IsObject()) {
+      w.Key("parameters");
+      write_json_schema(w, *tool.schema, tool.gemini_schema);
+    }
+    if (tool.strict == true) {  // false is this API's default (Responses' is true)
+      w.Key("strict");
+      w.Bool(true);
+    }
+    w.EndObject();
+    w.EndObject();
+    if (!tool.cache_control.empty()) {
+      drop("cache_control markers");
+    }
+  }
+  w.EndArray();
+}
+
+void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, const BodyDrop& drop,
+                   JsonWriter& w) {
+  w.StartObject();
+  if (!body.model.empty()) {  // a Gemini request names its model in its URL, not its body
+    w.Key("model");
+    write_string(w, body.model);
+  }
+  w.Key("messages");
+  w.StartArray();
+  for (const BodyTurn& turn : turns) {
+    for (const std::string& value : turn.values) {
+      write_raw(w, value);
+    }
+  }
+  w.EndArray();
+  if (body.max_tokens) {
+    w.Key("max_completion_tokens");
+    w.Int64(*body.max_tokens);
+  }
+  if (body.temperature != nullptr) {
+    w.Key("temperature");
+    body.temperature->Accept(w);
+  }
+  if (body.top_p != nullptr) {
+    w.Key("top_p");
+    body.top_p->Accept(w);
+  }
+  if (body.top_k != nullptr) {
+    drop("top_k of request bodies");
+  }
+  if (!body.stop.empty()) {
+    w.Key("stop");
+    w.StartArray();
+    for (const std::string& stop : body.stop) {
+      write_string(w, stop);
+    }
+    w.EndArray();
+  }
+  if (body.stream) {
+    w.Key("stream");
+    w.Bool(*body.stream);
+  }
+  if (!body.tools.empty()) {
+    w.Key("tools");
+    write_tools(w, body.tools, drop);
+  }
+  switch (body.tool_choice) {
+    case ToolChoice::unset:
+      break;
+    case ToolChoice::auto_:
+      w.Key("tool_choice");
+      w.String("auto");
+      break;
+    case ToolChoice::any:
+      w.Key("tool_choice");
+      w.String("required");
+      break;
+    case ToolChoice::none:
+      w.Key("tool_choice");
+      w.String("none");
+      break;
+    case ToolChoice::tool:
+      w.Key("tool_choice");
+      if (body.tool_choice_names.size() == 1) {
+        write_raw(w, fmt::format(R"({{"type":"function","function":{{"name":{}}}}})",
+                                 json_quote(body.tool_choice_names.front())));
+      } else {
+        w.String("required");
+        drop("allowed_function_names of request bodies");
+      }
+      break;
+  }
+  if (body.parallel_tool_calls) {
+    w.Key("parallel_tool_calls");
+    w.Bool(*body.parallel_tool_calls);
+  }
+  const ThinkingSetting& thinking = body.thinking;
+  if (thinking.state == ThinkingSetting::State::on) {
+    w.Key("reasoning_effort");
+    write_string(w, !thinking.effort.empty() ? thinking.effort
+                                             : effort_of_budget(thinking.budget.value_or(2048)));
+  } else if (thinking.state == ThinkingSetting::State::dynamic) {
+    w.Key("reasoning_effort");
+    w.String("medium");  // the API's default effort
+  } else if (thinking.state == ThinkingSetting::State::off) {
+    w.Key("reasoning_effort");
+    w.String("none");
+  }
+  if (!body.user.empty()) {
+    w.Key("user");
+    write_string(w, body.user);
+  }
+  w.EndObject();
+}
+
+std::string write(const ApiBody& body, const std::vector<BodyTurn>& turns, const BodyDrop& drop) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  if (body.response) {
+    write_response(body, turns, drop, w);
+  } else {
+    write_request(body, turns, drop, w);
+  }
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+}  // namespace openai_body
+
+const BodyCodec k_openai_body{openai_body::read, openai_body::write};
+
+}  // namespace convo
