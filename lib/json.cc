@@ -388,6 +388,74 @@ bool parse_json_in_place(std::string& text, JsonDoc& doc) {
   return stream.src_ <= end;
 }
 
+namespace {
+
+// SAX events counted, not kept: the root value's type, and nesting limited as
+// DepthLimitedHandler limits it.
+class TypeOnlyHandler {
+ public:
+  bool Null() { return value(rapidjson::kNullType); }
+  bool Bool(bool b) { return value(b ? rapidjson::kTrueType : rapidjson::kFalseType); }
+  bool Int(int) { return value(rapidjson::kNumberType); }
+  bool Uint(unsigned) { return value(rapidjson::kNumberType); }
+  bool Int64(int64_t) { return value(rapidjson::kNumberType); }
+  bool Uint64(uint64_t) { return value(rapidjson::kNumberType); }
+  bool Double(double) { return value(rapidjson::kNumberType); }
+  bool RawNumber(const char*, rapidjson::SizeType, bool) { return value(rapidjson::kNumberType); }
+  bool String(const char*, rapidjson::SizeType, bool) { return value(rapidjson::kStringType); }
+  bool Key(const char*, rapidjson::SizeType, bool) { return true; }
+  bool StartObject() { return value(rapidjson::kObjectType) && enter(); }
+  bool EndObject(rapidjson::SizeType) {
+    --m_depth;
+    return true;
+  }
+  bool StartArray() { return value(rapidjson::kArrayType) && enter(); }
+  bool EndArray(rapidjson::SizeType) {
+    --m_depth;
+    return true;
+  }
+
+  std::optional<rapidjson::Type> root;
+
+ private:
+  bool value(rapidjson::Type type) {
+    if (!root) {
+      root = type;
+    }
+    return true;
+  }
+  bool enter() { return ++m_depth <= k_max_json_depth; }
+
+  int m_depth = 0;
+};
+
+}  // namespace
+
+std::optional<rapidjson::Type> json_text_type(std::string_view text) {
+  std::string copy;
+  reserve_parse_padding(copy, text.size());
+  copy.assign(text);
+  TypeOnlyHandler handler;
+  copy.append(k_parse_padding, '\0');
+  copy.resize(text.size());
+  PaddedInsituStream stream(copy.data());
+  JsonReader reader;
+  if (reader.Parse<k_parse_flags | rapidjson::kParseInsituFlag>(stream, handler).IsError()) {
+    return std::nullopt;
+  }
+  // What follows the value must be whitespace up to the real end (not a NUL).
+  const char* end = copy.data() + copy.size();
+  for (const char* p = stream.src_; p < end; ++p) {
+    if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+      return std::nullopt;
+    }
+  }
+  if (stream.src_ > end) {
+    return std::nullopt;
+  }
+  return handler.root;
+}
+
 std::optional<JsonParseError> parse_json_prefix(std::string_view text, JsonDoc& doc,
                                                 std::size_t& consumed) {
   return parse_at(text, doc, consumed);
