@@ -99,6 +99,49 @@ inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, convo
 }
 #endif
 
+#if defined(__SSE2__) && !defined(CONVO_NO_JSON_SIMD)
+// The copying scan of parse_json (tool inputs: OpenAI `arguments`, JSON carried in
+// strings), 16 bytes at a time, stopping at 0x1A-0x1F as the byte-wise scan does.
+// Its text is followed by a NUL, not by padding, so loads are aligned, as in
+// RapidJSON's own version: an aligned 16-byte load never crosses a page, and the
+// scan stops at the NUL (a control character) at the latest.
+template <>
+template <>
+inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, convo::JsonBaseAllocator>::
+    ScanCopyUnescapedString<convo::StrictStringStream,
+                            rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>,
+                                                     convo::JsonBaseAllocator>::StackStream<char>>(
+        convo::StrictStringStream& is, StackStream<char>& os) {
+  const char* p = is.src_;
+  const char* aligned =
+      reinterpret_cast<const char*>((reinterpret_cast<std::size_t>(p) + 15) & ~std::size_t{15});
+  for (; p != aligned; ++p) {
+    if (*p == '"' || *p == '\\' || static_cast<unsigned char>(*p) < 0x20) {
+      is.src_ = p;
+      return;
+    }
+    os.Put(*p);
+  }
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i below_space = _mm_set1_epi8(0x1F);
+  for (;; p += 16) {
+    const __m128i s = _mm_load_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i special =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(s, quote), _mm_cmpeq_epi8(s, backslash)),
+                     _mm_cmpeq_epi8(_mm_max_epu8(s, below_space), below_space));
+    const auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
+    if (mask != 0) {
+      const auto length = static_cast<std::size_t>(__builtin_ctz(mask));
+      std::memcpy(os.Push(static_cast<rapidjson::SizeType>(length)), p, length);
+      is.src_ = p + length;
+      return;
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(os.Push(16)), s);
+  }
+}
+#endif
+
 namespace convo {
 
 void json_assertion_failed(const char* expression) {
@@ -362,6 +405,74 @@ bool parse_json_in_place(std::string& text, JsonDoc& doc) {
     }
   }
   return stream.src_ <= end;
+}
+
+namespace {
+
+// SAX events counted, not kept: the root value's type, and nesting limited as
+// DepthLimitedHandler limits it.
+class TypeOnlyHandler {
+ public:
+  bool Null() { return value(rapidjson::kNullType); }
+  bool Bool(bool b) { return value(b ? rapidjson::kTrueType : rapidjson::kFalseType); }
+  bool Int(int) { return value(rapidjson::kNumberType); }
+  bool Uint(unsigned) { return value(rapidjson::kNumberType); }
+  bool Int64(int64_t) { return value(rapidjson::kNumberType); }
+  bool Uint64(uint64_t) { return value(rapidjson::kNumberType); }
+  bool Double(double) { return value(rapidjson::kNumberType); }
+  bool RawNumber(const char*, rapidjson::SizeType, bool) { return value(rapidjson::kNumberType); }
+  bool String(const char*, rapidjson::SizeType, bool) { return value(rapidjson::kStringType); }
+  bool Key(const char*, rapidjson::SizeType, bool) { return true; }
+  bool StartObject() { return value(rapidjson::kObjectType) && enter(); }
+  bool EndObject(rapidjson::SizeType) {
+    --m_depth;
+    return true;
+  }
+  bool StartArray() { return value(rapidjson::kArrayType) && enter(); }
+  bool EndArray(rapidjson::SizeType) {
+    --m_depth;
+    return true;
+  }
+
+  std::optional<rapidjson::Type> root;
+
+ private:
+  bool value(rapidjson::Type type) {
+    if (!root) {
+      root = type;
+    }
+    return true;
+  }
+  bool enter() { return ++m_depth <= k_max_json_depth; }
+
+  int m_depth = 0;
+};
+
+}  // namespace
+
+std::optional<rapidjson::Type> json_text_type(std::string_view text) {
+  std::string copy;
+  reserve_parse_padding(copy, text.size());
+  copy.assign(text);
+  TypeOnlyHandler handler;
+  copy.append(k_parse_padding, '\0');
+  copy.resize(text.size());
+  PaddedInsituStream stream(copy.data());
+  JsonReader reader;
+  if (reader.Parse<k_parse_flags | rapidjson::kParseInsituFlag>(stream, handler).IsError()) {
+    return std::nullopt;
+  }
+  // What follows the value must be whitespace up to the real end (not a NUL).
+  const char* end = copy.data() + copy.size();
+  for (const char* p = stream.src_; p < end; ++p) {
+    if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+      return std::nullopt;
+    }
+  }
+  if (stream.src_ > end) {
+    return std::nullopt;
+  }
+  return handler.root;
 }
 
 std::optional<JsonParseError> parse_json_prefix(std::string_view text, JsonDoc& doc,

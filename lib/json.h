@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <optional>
 #include <string>
@@ -79,53 +80,58 @@ inline void rapidjson::internal::Stack<rapidjson::CrtAllocator>::Resize(size_t n
 // Copies the longest run of `is` that needs no escaping to the output, 16 bytes at a
 // time, and returns whether any of the `length` bytes are left (RapidJSON's
 // WriteString escapes the next one, then calls this again). RapidJSON's own SSE2
-// version, with 0x1F where it has 0x19.
+// version compares with 0x19 (0x1F here), goes byte by byte to a 16-byte boundary
+// before each run and leaves short strings and tails to WriteString's loop, one
+// byte a call; in tool input and output, with an escape every few dozen bytes,
+// that was most of the writing. Loads are unaligned and stay within the string.
 template <>
 inline bool rapidjson::Writer<rapidjson::StringBuffer>::ScanWriteUnescapedString(
     rapidjson::StringStream& is, size_t length) {
-  if (length < 16 || is.Tell() >= length) {
-    return RAPIDJSON_LIKELY(is.Tell() < length);
-  }
   const char* p = is.src_;
   const char* end = is.head_ + length;
-  const char* next_aligned =
-      reinterpret_cast<const char*>((reinterpret_cast<size_t>(p) + 15) & ~static_cast<size_t>(15));
-  const char* end_aligned =
-      reinterpret_cast<const char*>(reinterpret_cast<size_t>(end) & ~static_cast<size_t>(15));
-  if (next_aligned > end) {
-    return true;
-  }
-  while (p != next_aligned) {
-    if (static_cast<unsigned char>(*p) < 0x20 || *p == '"' || *p == '\\') {
-      is.src_ = p;
-      return RAPIDJSON_LIKELY(is.Tell() < length);
-    }
-    os_->PutUnsafe(*p++);
-  }
   const __m128i quote = _mm_set1_epi8('"');
   const __m128i backslash = _mm_set1_epi8('\\');
   const __m128i control = _mm_set1_epi8(0x1F);
-  for (; p != end_aligned; p += 16) {
-    const __m128i s = _mm_load_si128(reinterpret_cast<const __m128i*>(p));
+  while (end - p >= 16) {
+    const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     const __m128i special = _mm_or_si128(
         _mm_or_si128(_mm_cmpeq_epi8(s, quote), _mm_cmpeq_epi8(s, backslash)),
         _mm_cmpeq_epi8(_mm_max_epu8(s, control), control));  // s <= 0x1F
     const int mask = _mm_movemask_epi8(special);
     if (RAPIDJSON_UNLIKELY(mask != 0)) {
-      const int run = __builtin_ctz(static_cast<unsigned>(mask));
-      char* q = reinterpret_cast<char*>(os_->PushUnsafe(static_cast<size_t>(run)));
-      for (int i = 0; i < run; ++i) {
-        q[i] = p[i];
-      }
-      p += run;
-      break;
+      const auto run = static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+      std::memcpy(os_->PushUnsafe(run), p, run);
+      is.src_ = p + run;
+      return true;
     }
     _mm_storeu_si128(reinterpret_cast<__m128i*>(os_->PushUnsafe(16)), s);
+    p += 16;
+  }
+  for (; p != end; ++p) {
+    if (static_cast<unsigned char>(*p) < 0x20 || *p == '"' || *p == '\\') {
+      is.src_ = p;
+      return true;
+    }
+    os_->PutUnsafe(*p);
   }
   is.src_ = p;
-  return RAPIDJSON_LIKELY(is.Tell() < length);
+  return false;
 }
 #endif  // CONVO_JSON_WRITER_SSE2
+
+// Writes JSON text as it is: RapidJSON copies it byte by byte, asserting on each that
+// it is not NUL; here one memchr for the NUL (the same assertion) and one memcpy. A
+// record kept whole inside another (a Codex line's payload) is mostly this.
+template <>
+inline bool rapidjson::Writer<rapidjson::StringBuffer>::WriteRawValue(const char* json,
+                                                                      size_t length) {
+  if (length == 0) {
+    return true;
+  }
+  RAPIDJSON_ASSERT(std::memchr(json, '\0', length) == nullptr);
+  std::memcpy(os_->Push(length), json, length);
+  return true;
+}
 
 namespace convo {
 
@@ -196,6 +202,12 @@ std::size_t count_lone_surrogates(std::string_view text);
 // fine), into `doc`. `text` must be followed by a NUL byte in memory (std::string
 // data is), which lets the parser run without bounds checks.
 std::optional<JsonParseError> parse_json(std::string_view text, JsonDoc& doc);
+
+// The type of the one JSON value `text` holds, as `parse_json` would read it, without
+// building it: nullopt where `parse_json` fails. A tool input is checked to be a
+// JSON object with this before it is written as it is (raw); it parses a padded
+// copy in place, several times faster than building the document.
+std::optional<rapidjson::Type> json_text_type(std::string_view text);
 
 // Like `parse_json`, but parses in place: strings are unescaped inside `text`,
 // which must outlive `doc`, and `text`'s bytes are changed. Returns false when

@@ -8,6 +8,10 @@
 #include <cstdint>
 #include <cstring>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 namespace convo {
 
 namespace {
@@ -167,6 +171,67 @@ std::array<std::uint64_t, 1024> make_starts() {
   return table;
 }
 const std::array<std::uint64_t, 1024> k_starts = make_starts();
+
+// No built-in rule matches in fewer bytes: a Slack token (xoxb- and 10) or a JWT
+// whose header is {"alg":0} (eyJhbGciOjB9, a dot, one byte, a dot) take 15; the
+// others take more (a generic assignment's keyword, separator and 12 bytes, 18).
+constexpr std::size_t k_shortest_secret = 15;
+
+bool table_hit(const unsigned char* bytes, std::size_t at) {
+  unsigned pair = bytes[at] << 8 | bytes[at + 1];
+  return (k_starts[pair >> 6] >> (pair & 63)) & 1;
+}
+
+// The first position in [at, last) where a rule may start (its pair of bytes is in
+// the table), else `last`. Most strings hold none: 16 positions at a time, SSE2
+// compares each pair, its letters folded to lower case (| 0x20), with the table's
+// pairs folded alike, a superset of the table (sk, rk, ak, as, ai, gh, gi, gl, xo,
+// --, ey, pa, to, se, ap); the table then decides each position the compares let
+// through. Callgrind, 20 MB of Claude Code: the byte-pair loop took 12 instructions
+// a byte, this about 4.
+std::size_t next_start(const unsigned char* bytes, std::size_t at, std::size_t last) {
+#ifdef __SSE2__
+  // Blocks of 16 first bytes whose second bytes (one further) are within the text.
+  while (last >= 16 && at <= last - 16) {
+    const __m128i fold = _mm_set1_epi8(0x20);
+    const __m128i a = _mm_or_si128(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + at)), fold);
+    const __m128i b = _mm_or_si128(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + at + 1)), fold);
+    auto first = [&a](char c) { return _mm_cmpeq_epi8(a, _mm_set1_epi8(c)); };
+    auto second = [&b](char c) { return _mm_cmpeq_epi8(b, _mm_set1_epi8(c)); };
+    const __m128i k = second('k');
+    const __m128i i = second('i');
+    const __m128i o = second('o');
+    __m128i hit = _mm_and_si128(first('s'), _mm_or_si128(k, second('e')));
+    hit = _mm_or_si128(hit, _mm_and_si128(first('r'), k));
+    hit = _mm_or_si128(
+        hit, _mm_and_si128(first('a'), _mm_or_si128(_mm_or_si128(k, second('s')),
+                                                     _mm_or_si128(i, second('p')))));
+    hit = _mm_or_si128(hit, _mm_and_si128(first('g'), _mm_or_si128(_mm_or_si128(second('h'), i),
+                                                                     second('l'))));
+    hit = _mm_or_si128(hit, _mm_and_si128(_mm_or_si128(first('x'), first('t')), o));
+    hit = _mm_or_si128(hit, _mm_and_si128(first('-'), second('-')));
+    hit = _mm_or_si128(hit, _mm_and_si128(first('e'), second('y')));
+    hit = _mm_or_si128(hit, _mm_and_si128(first('p'), second('a')));
+    auto mask = static_cast<unsigned>(_mm_movemask_epi8(hit));
+    while (mask != 0) {
+      std::size_t candidate = at + static_cast<std::size_t>(__builtin_ctz(mask));
+      if (table_hit(bytes, candidate)) {
+        return candidate;
+      }
+      mask &= mask - 1;
+    }
+    at += 16;
+  }
+#endif
+  for (; at < last; ++at) {
+    if (table_hit(bytes, at)) {
+      return at;
+    }
+  }
+  return last;
+}
 
 bool may_start(std::string_view text, std::size_t at) {
   if (at + 1 >= text.size()) {
@@ -411,17 +476,13 @@ SecretScanner::SecretScanner(const SecretOptions& options) : m_known(options.kno
 
 std::vector<SecretMatch> SecretScanner::scan(std::string_view text) const {
   std::vector<SecretMatch> out;
+  if (text.size() < k_shortest_secret && m_known.empty() && m_patterns.empty()) {
+    return out;  // most strings of a record: names, types, ids
+  }
   const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
   std::size_t last = text.size() > 0 ? text.size() - 1 : 0;
   for (std::size_t at = 0; at < text.size();) {
-    // The hot loop: a pair of bytes, a bit in the table.
-    while (at < last) {
-      unsigned pair = bytes[at] << 8 | bytes[at + 1];
-      if ((k_starts[pair >> 6] >> (pair & 63)) & 1) {
-        break;
-      }
-      ++at;
-    }
+    at = next_start(bytes, at, last);
     if (at >= last) {
       break;
     }

@@ -205,3 +205,46 @@ TEST_CASE("lone surrogate escapes become U+FFFD, pairs and other escapes stay", 
   CHECK(replace_lone_surrogates(text) == 2);
   CHECK(text == R"({"a":"x\ufffd","b":"\ud83d\ude00","c":"\\ud800","d":"\ufffd\u0041"})");
 }
+
+TEST_CASE("parse_json and json_text_type agree with the in-place parse on strings of every pattern",
+          "[json]") {
+  // parse_json scans strings 16 bytes at a time from aligned addresses, and
+  // json_text_type parses a padded copy in place; both must read what the in-place
+  // parse reads, raw control characters refused.
+  const std::vector<std::string> pieces = {"a",  "bc", "\xc3\xa9", "\\n", "\\\"", "\\\\",
+                                           "\\u00e9", "\x1a", "\x1f", "\x01",
+                                           "xxxxxxxxxxxxxxxx"};
+  std::uint32_t state = 777;
+  auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return state >> 8;
+  };
+  for (int round = 0; round < 3000; ++round) {
+    std::string text = "{\"k\":\"";
+    const std::size_t parts = next() % 40;
+    for (std::size_t i = 0; i < parts; ++i) {
+      text += pieces[next() % pieces.size()];
+    }
+    text += next() % 5 == 0 ? "\"" : "\"}";
+    std::string in_place = text;
+    convo::JsonDoc a;
+    convo::JsonDoc b;
+    const bool ok = convo::parse_json_in_place(in_place, a);
+    INFO(text);
+    REQUIRE(!convo::parse_json(text, b) == ok);
+    CHECK(convo::json_text_type(text).has_value() == ok);
+    if (ok) {
+      CHECK(convo::to_json(a) == convo::to_json(b));
+      CHECK(convo::json_text_type(text) == rapidjson::kObjectType);
+    }
+  }
+  CHECK(convo::json_text_type(" [1, {\"a\": null}] ") == rapidjson::kArrayType);
+  CHECK(convo::json_text_type("\"x\"") == rapidjson::kStringType);
+  CHECK(convo::json_text_type("12") == rapidjson::kNumberType);
+  CHECK_FALSE(convo::json_text_type(""));
+  CHECK_FALSE(convo::json_text_type("{} x"));
+  CHECK_FALSE(convo::json_text_type(std::string("{}\0", 3)));
+  CHECK_FALSE(convo::json_text_type(std::string(1001, '[') + std::string(1001, ']')));
+  CHECK(convo::json_text_type(std::string(1000, '[') + std::string(1000, ']')) ==
+        rapidjson::kArrayType);
+}

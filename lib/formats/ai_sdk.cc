@@ -405,7 +405,7 @@ std::vector<Block> decode_ui_parts(const JsonValue& parts, const std::shared_ptr
   };
   for (rapidjson::SizeType i = 0; i < parts.Size(); ++i) {
     const JsonValue& part = parts[i];
-    std::string path = fmt::format("/parts/{}", i);
+    std::string path = "/parts/" + std::to_string(i);  // fmt::format: 6% of a decode
     Block block;
     auto type = begin_block(part, path, owner, block, "a message part (an object)");
     if (type && (*type == "dynamic-tool" || *type == "tool-invocation" ||

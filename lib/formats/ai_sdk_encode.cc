@@ -25,8 +25,7 @@ void write_input(JsonWriter& w, const Block& call) {
     return;
   }
   std::string text = call.input_json();
-  JsonDoc parsed;
-  if (parse_json(text, parsed)) {
+  if (!json_text_type(text)) {
     write_string(w, text);
   } else {
     write_raw(w, text);

@@ -97,8 +97,7 @@ void write_input(JsonWriter& w, const Block& block, const DropFn& drop) {
     return;
   }
   std::string text = block.input_json();
-  JsonDoc parsed;
-  if (parse_json(text, parsed) || !parsed.IsObject()) {
+  if (json_text_type(text) != rapidjson::kObjectType) {
     drop("tool inputs that are not JSON objects (written as strings)");
     w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
     return;

@@ -6,6 +6,29 @@
 
 namespace convo {
 
+namespace {
+
+// `path`/`index`, as fmt::format("{}/{}") writes it, several times faster: decoders
+// make one for every element of every list they read.
+std::string index_path(std::string_view path, std::size_t index) {
+  char digits[24];
+  std::size_t n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + index % 10);
+    index /= 10;
+  } while (index != 0);
+  std::string out;
+  out.reserve(path.size() + 1 + n);
+  out += path;
+  out += '/';
+  while (n > 0) {
+    out += digits[--n];
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string member_path(std::string_view path, std::string_view key) {
   std::string out(path);
   out += '/';
@@ -120,7 +143,7 @@ void decode_content_list(const JsonValue* value, const std::string& path,
   out.form = Content::Form::blocks;
   out.blocks.resize(value->Size());
   for (rapidjson::SizeType i = 0; i < value->Size(); ++i) {
-    decode_block((*value)[i], fmt::format("{}/{}", path, i), owner, out.blocks[i]);
+    decode_block((*value)[i], index_path(path, i), owner, out.blocks[i]);
   }
 }
 
@@ -157,7 +180,7 @@ void for_each_object(const JsonValue* value, const std::string& path, std::strin
     wrong_type(path, what, *value);
   }
   for (rapidjson::SizeType i = 0; i < value->Size(); ++i) {
-    std::string element_path = fmt::format("{}/{}", path, i);
+    std::string element_path = index_path(path, i);
     if (!(*value)[i].IsObject()) {
       wrong_type(element_path, element_what, (*value)[i]);
     }

@@ -52,8 +52,7 @@ inline bool write_tool_input(JsonWriter& w, const Block& block) {
     return true;
   }
   std::string text = block.input_json();
-  JsonDoc parsed;
-  if (parse_json(text, parsed) || !parsed.IsObject()) {
+  if (json_text_type(text) != rapidjson::kObjectType) {
     return false;
   }
   write_raw(w, text);

@@ -3,7 +3,9 @@
 namespace convo {
 
 ObjectWriter::ObjectWriter(JsonWriter& writer, const JsonValue* original)
-    : m_writer(writer), m_original(original != nullptr && original->IsObject() ? original : nullptr) {}
+    : m_writer(writer), m_original(original != nullptr && original->IsObject() ? original : nullptr) {
+  m_entries.reserve(8);  // most objects set fewer: one allocation, not four
+}
 
 ObjectWriter::Entry* ObjectWriter::find(std::string_view key) {
   for (Entry& entry : m_entries) {
@@ -14,12 +16,19 @@ ObjectWriter::Entry* ObjectWriter::find(std::string_view key) {
   return nullptr;
 }
 
-ObjectWriter& ObjectWriter::set(std::string_view key, WriteFn write) {
-  if (Entry* entry = find(key)) {
-    entry->write = std::move(write);
-  } else {
-    m_entries.push_back(Entry{key, std::move(write)});
+ObjectWriter::Entry& ObjectWriter::entry(std::string_view key) {
+  if (Entry* found = find(key)) {
+    return *found;
   }
+  Entry& added = m_entries.emplace_back();
+  added.key = key;
+  return added;
+}
+
+ObjectWriter& ObjectWriter::set(std::string_view key, WriteFn write) {
+  Entry& e = entry(key);
+  e.kind = write ? Entry::Kind::write : Entry::Kind::remove;
+  e.write = std::move(write);
   return *this;
 }
 
@@ -39,9 +48,11 @@ ObjectWriter& ObjectWriter::set_blocks(std::string_view key, std::vector<const B
 
 ObjectWriter& ObjectWriter::set_string(std::string_view key, std::string_view value) {
   // A copy: callers pass temporaries, and the value is written only in write().
-  return set(key, [text = std::string(value)](JsonWriter& w) {
-    w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
-  });
+  Entry& e = entry(key);
+  e.kind = Entry::Kind::string;
+  e.write = nullptr;
+  e.text.assign(value);
+  return *this;
 }
 
 ObjectWriter& ObjectWriter::set_bool(std::string_view key, bool value) {
@@ -53,9 +64,11 @@ ObjectWriter& ObjectWriter::set_int(std::string_view key, std::int64_t value) {
 }
 
 ObjectWriter& ObjectWriter::set_raw(std::string_view key, std::string_view json) {
-  return set(key, [text = std::string(json)](JsonWriter& w) {
-    w.RawValue(text.data(), text.size(), rapidjson::kObjectType);
-  });
+  Entry& e = entry(key);
+  e.kind = Entry::Kind::raw;
+  e.write = nullptr;
+  e.text.assign(json);
+  return *this;
 }
 
 ObjectWriter& ObjectWriter::set_null(std::string_view key) {
@@ -70,6 +83,22 @@ bool ObjectWriter::original_has(std::string_view key) const {
   return m_original != nullptr && find_member(*m_original, key) != nullptr;
 }
 
+void ObjectWriter::write_value(Entry& entry) {
+  switch (entry.kind) {
+    case Entry::Kind::write:
+      entry.write(m_writer);
+      break;
+    case Entry::Kind::string:
+      m_writer.String(entry.text.data(), static_cast<rapidjson::SizeType>(entry.text.size()));
+      break;
+    case Entry::Kind::raw:
+      m_writer.RawValue(entry.text.data(), entry.text.size(), rapidjson::kObjectType);
+      break;
+    case Entry::Kind::remove:
+      break;
+  }
+}
+
 void ObjectWriter::write() {
   m_writer.StartObject();
   if (m_original != nullptr) {
@@ -81,16 +110,16 @@ void ObjectWriter::write() {
         continue;
       }
       entry->used = true;
-      if (entry->write) {
+      if (entry->kind != Entry::Kind::remove) {
         m_writer.Key(member.name.GetString(), member.name.GetStringLength());
-        entry->write(m_writer);
+        write_value(*entry);
       }
     }
   }
   for (Entry& entry : m_entries) {
-    if (!entry.used && entry.write) {
+    if (!entry.used && entry.kind != Entry::Kind::remove) {
       m_writer.Key(entry.key.data(), static_cast<rapidjson::SizeType>(entry.key.size()));
-      entry.write(m_writer);
+      write_value(entry);
     }
   }
   m_writer.EndObject();

@@ -47,12 +47,19 @@ class ObjectWriter {
   void write();
 
  private:
+  // A member's new value: written by `write`, or (no function to allocate) the
+  // string or JSON text in `text`; neither: removed.
   struct Entry {
+    enum class Kind : unsigned char { write, string, raw, remove };
     std::string_view key;
-    WriteFn write;  // empty: remove
+    WriteFn write;
+    std::string text;
+    Kind kind = Kind::remove;
     bool used = false;
   };
+  Entry& entry(std::string_view key);
   Entry* find(std::string_view key);
+  void write_value(Entry& entry);
 
   JsonWriter& m_writer;
   const JsonValue* m_original;

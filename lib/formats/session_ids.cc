@@ -53,8 +53,27 @@ std::string iso_utc(std::int64_t ms) {
   auto seconds = static_cast<std::time_t>((ms - millis) / 1000);
   std::tm tm{};
   gmtime_r(&seconds, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
+  // By hand: fmt's parse of this format was a tenth of converting a file to Codex,
+  // which writes a time on every line.
+  int year = tm.tm_year + 1900;
+  if (year < 0 || year > 9999) {
+    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", year, tm.tm_mon + 1,
+                       tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
+  }
+  char out[] = "0000-00-00T00:00:00.000Z";
+  auto put = [&out](std::size_t at, int value, int digits) {
+    for (int i = digits - 1; i >= 0; --i, value /= 10) {
+      out[at + static_cast<std::size_t>(i)] = static_cast<char>('0' + value % 10);
+    }
+  };
+  put(0, year, 4);
+  put(5, tm.tm_mon + 1, 2);
+  put(8, tm.tm_mday, 2);
+  put(11, tm.tm_hour, 2);
+  put(14, tm.tm_min, 2);
+  put(17, tm.tm_sec, 2);
+  put(20, static_cast<int>(millis), 3);
+  return std::string(out, sizeof out - 1);
 }
 
 // Milliseconds since the epoch of a UTC time "YYYY-MM-DD[T ]HH:MM:SS[.fff...][Z|+00:00]",
