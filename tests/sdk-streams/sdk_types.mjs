@@ -61,7 +61,7 @@ for (const name of readdirSync(convertCases).sort()) {
   const exit = existsSync(path.join(dir, "exit")) ? readFileSync(path.join(dir, "exit"), "utf8").trim() : "0";
   for (const format of Object.keys(written)) {
     // The golden outputs of `convo convert --to FORMAT` (no pipe, no other output file).
-    if (exit === "0" && new RegExp(`^convo convert .*--to ${format}( |$)`).test(cmd) && !/[|>]| -o /.test(cmd)) {
+    if (exit === "0" && new RegExp(`^convo convert .*--to ${format}( |$)`).test(cmd) && !/[|>&]| -o /.test(cmd)) {
       addLines(format, `testdata/convert/${name}/out`, readFileSync(path.join(dir, "out"), "utf8"));
     }
   }
