@@ -479,19 +479,9 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
   w.EndObject();
 }
 
-std::string write(const ApiBody& body, const std::vector<BodyTurn>& turns, const BodyDrop& drop) {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  if (body.response) {
-    write_response(body, turns, drop, w);
-  } else {
-    write_request(body, turns, drop, w);
-  }
-  return std::string(buffer.GetString(), buffer.GetSize());
-}
 
 }  // namespace anthropic_body
 
-const BodyCodec k_anthropic_body{anthropic_body::read, anthropic_body::write};
+const BodyCodec k_anthropic_body{anthropic_body::read, anthropic_body::write_request, anthropic_body::write_response};
 
 }  // namespace convo

@@ -273,4 +273,47 @@ bool read_description(const JsonValue& tool, std::string& out) {
   return description.has_value();
 }
 
+std::string write_body(const BodyCodec& codec, const ApiBody& body,
+                       const std::vector<BodyTurn>& turns, const BodyDrop& drop) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  (body.response ? codec.write_response : codec.write_request)(body, turns, drop, w);
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+void read_openai_usage(const JsonValue& usage, std::string_view input_key,
+                       std::string_view output_key, ApiBody& body) {
+  auto details_of = [](std::string_view key, std::string_view count) {  // "COUNT_details"
+    return key.size() == count.size() + 8 && key.starts_with(count) && key.ends_with("_details");
+  };
+  std::optional<std::int64_t> input;
+  for (const auto& member : usage.GetObject()) {
+    std::string_view key = view_of(member.name);
+    const JsonValue& value = member.value;
+    if (key == input_key && value.IsInt64()) {
+      input = value.GetInt64();
+    } else if (key == output_key && value.IsInt64()) {
+      body.usage.output = value.GetInt64();
+    } else if (key == "total_tokens" && value.IsInt64()) {
+      body.usage.total = value.GetInt64();
+    } else if ((details_of(key, input_key) || details_of(key, output_key)) && value.IsObject()) {
+      for (const auto& detail : value.GetObject()) {
+        std::string_view name = view_of(detail.name);
+        if (name == "cached_tokens" && detail.value.IsInt64()) {
+          body.usage.cache_read = detail.value.GetInt64();
+        } else if (name == "reasoning_tokens" && detail.value.IsInt64()) {
+          body.usage.reasoning = detail.value.GetInt64();
+        } else if (!says_nothing(detail.value)) {
+          body.unmapped.push_back(fmt::format("{} of usage", name));
+        }
+      }
+    } else if (!says_nothing(value)) {
+      body.unmapped.push_back(fmt::format("{} of usage", key));
+    }
+  }
+  if (input) {
+    body.usage.input = *input - body.usage.cache_read.value_or(0);
+  }
+}
+
 }  // namespace convo

@@ -107,11 +107,25 @@ struct BodyCodec {
   // Reads the members of `root`, a body of this API, other than its messages, into
   // `body` (whose `response` is set).
   void (*read)(const JsonValue& root, ApiBody& body);
-  // A body of this API: `body`'s settings and `turns` (messages of a request, choices
-  // of a response) in its shape. Reports to `drop` what it has no place for.
-  std::string (*write)(const ApiBody& body, const std::vector<BodyTurn>& turns,
-                       const BodyDrop& drop);
+  // A request or response body of this API: `body`'s settings and `turns` (messages
+  // of a request, choices of a response) in its shape. Reports to `drop` what it has
+  // no place for. `write_body` picks the one `body.response` asks for.
+  using Writer = void (*)(const ApiBody& body, const std::vector<BodyTurn>& turns,
+                          const BodyDrop& drop, JsonWriter& w);
+  Writer write_request;
+  Writer write_response;
 };
+
+// `body` and `turns` as a body of `codec`'s API (a response body when `body.response`).
+std::string write_body(const BodyCodec& codec, const ApiBody& body,
+                       const std::vector<BodyTurn>& turns, const BodyDrop& drop);
+
+// Reads an OpenAI-style usage object (Chat's prompt_tokens/completion_tokens or the
+// Responses API's input_tokens/output_tokens, named by `input_key`/`output_key`, each
+// with its `*_details`), whose input counts the cached tokens, into Anthropic's sense.
+// Members it has no place for are `unmapped` as "NAME of usage".
+void read_openai_usage(const JsonValue& usage, std::string_view input_key,
+                       std::string_view output_key, ApiBody& body);
 
 extern const BodyCodec k_anthropic_body;
 extern const BodyCodec k_openai_body;

@@ -434,8 +434,8 @@ void EncoderBase::write_translated_body(const JsonValue& root, Format from, bool
     }
     turns.push_back(std::move(turn));
   }
-  std::string json = format_info(m_format).body->write(
-      body, turns, [&](std::string_view what) { m_loss.drop(m_format, what, where); });
+  std::string json = write_body(*format_info(m_format).body, body, turns,
+                                [&](std::string_view what) { m_loss.drop(m_format, what, where); });
   check_utf8(json, where, raw);
   out.write_line(json);
 }

@@ -57,40 +57,6 @@ void read_tool_choice(const JsonValue& choice, ApiBody& body) {
   }
 }
 
-// Reads counts whose detail objects are `input_details`/`output_details`, the
-// input counting the cached tokens (OpenAI's sense), into Anthropic's sense.
-void read_usage(const JsonValue& usage, ApiBody& body) {
-  std::optional<std::int64_t> prompt;
-  for (const auto& member : usage.GetObject()) {
-    std::string_view key = view_of(member.name);
-    const JsonValue& value = member.value;
-    if (key == "prompt_tokens" && value.IsInt64()) {
-      prompt = value.GetInt64();
-    } else if (key == "completion_tokens" && value.IsInt64()) {
-      body.usage.output = value.GetInt64();
-    } else if (key == "total_tokens" && value.IsInt64()) {
-      body.usage.total = value.GetInt64();
-    } else if ((key == "prompt_tokens_details" || key == "completion_tokens_details") &&
-               value.IsObject()) {
-      for (const auto& detail : value.GetObject()) {
-        std::string_view name = view_of(detail.name);
-        if (name == "cached_tokens" && detail.value.IsInt64()) {
-          body.usage.cache_read = detail.value.GetInt64();
-        } else if (name == "reasoning_tokens" && detail.value.IsInt64()) {
-          body.usage.reasoning = detail.value.GetInt64();
-        } else if (!says_nothing(detail.value)) {
-          body.unmapped.push_back(fmt::format("{} of usage", name));
-        }
-      }
-    } else if (!says_nothing(value)) {
-      body.unmapped.push_back(fmt::format("{} of usage", key));
-    }
-  }
-  if (prompt) {
-    body.usage.input = *prompt - body.usage.cache_read.value_or(0);
-  }
-}
-
 void read(const JsonValue& root, ApiBody& body) {
   for (const auto& member : root.GetObject()) {
     std::string_view key = view_of(member.name);
@@ -116,7 +82,7 @@ void read(const JsonValue& root, ApiBody& body) {
     } else if (body.response && key == "created" && value.IsInt64()) {
       body.created = value.GetInt64();
     } else if (body.response && key == "usage" && value.IsObject()) {
-      read_usage(value, body);
+      read_openai_usage(value, "prompt_tokens", "completion_tokens", body);
     } else if ((key == "max_completion_tokens" || key == "max_tokens") && value.IsInt64()) {
       body.max_tokens = value.GetInt64();
     } else if (key == "temperature" && value.IsNumber()) {
@@ -390,19 +356,9 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
   w.EndObject();
 }
 
-std::string write(const ApiBody& body, const std::vector<BodyTurn>& turns, const BodyDrop& drop) {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  if (body.response) {
-    write_response(body, turns, drop, w);
-  } else {
-    write_request(body, turns, drop, w);
-  }
-  return std::string(buffer.GetString(), buffer.GetSize());
-}
 
 }  // namespace openai_body
 
-const BodyCodec k_openai_body{openai_body::read, openai_body::write};
+const BodyCodec k_openai_body{openai_body::read, openai_body::write_request, openai_body::write_response};
 
 }  // namespace convo

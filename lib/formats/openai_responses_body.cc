@@ -58,38 +58,6 @@ void read_tool_choice(const JsonValue& choice, ApiBody& body) {
   }
 }
 
-void read_usage(const JsonValue& usage, ApiBody& body) {
-  std::optional<std::int64_t> input;
-  for (const auto& member : usage.GetObject()) {
-    std::string_view key = view_of(member.name);
-    const JsonValue& value = member.value;
-    if (key == "input_tokens" && value.IsInt64()) {
-      input = value.GetInt64();
-    } else if (key == "output_tokens" && value.IsInt64()) {
-      body.usage.output = value.GetInt64();
-    } else if (key == "total_tokens" && value.IsInt64()) {
-      body.usage.total = value.GetInt64();
-    } else if ((key == "input_tokens_details" || key == "output_tokens_details") &&
-               value.IsObject()) {
-      for (const auto& detail : value.GetObject()) {
-        std::string_view name = view_of(detail.name);
-        if (name == "cached_tokens" && detail.value.IsInt64()) {
-          body.usage.cache_read = detail.value.GetInt64();
-        } else if (name == "reasoning_tokens" && detail.value.IsInt64()) {
-          body.usage.reasoning = detail.value.GetInt64();
-        } else if (!says_nothing(detail.value)) {
-          body.unmapped.push_back(fmt::format("{} of usage", name));
-        }
-      }
-    } else if (!says_nothing(value)) {
-      body.unmapped.push_back(fmt::format("{} of usage", key));
-    }
-  }
-  if (input) {
-    body.usage.input = *input - body.usage.cache_read.value_or(0);
-  }
-}
-
 void read(const JsonValue& root, ApiBody& body) {
   std::string_view status;
   std::string_view incomplete;
@@ -113,7 +81,7 @@ void read(const JsonValue& root, ApiBody& body) {
         incomplete = string_member(value, "reason").value_or("");
       }
     } else if (body.response && key == "usage" && value.IsObject()) {
-      read_usage(value, body);
+      read_openai_usage(value, "input_tokens", "output_tokens", body);
     } else if (!body.response && key == "max_output_tokens" && value.IsInt64()) {
       body.max_tokens = value.GetInt64();
     } else if (!body.response && key == "temperature" && value.IsNumber()) {
@@ -431,19 +399,9 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
   w.EndObject();
 }
 
-std::string write(const ApiBody& body, const std::vector<BodyTurn>& turns, const BodyDrop& drop) {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  if (body.response) {
-    write_response(body, turns, drop, w);
-  } else {
-    write_request(body, turns, drop, w);
-  }
-  return std::string(buffer.GetString(), buffer.GetSize());
-}
 
 }  // namespace responses_body
 
-const BodyCodec k_openai_responses_body{responses_body::read, responses_body::write};
+const BodyCodec k_openai_responses_body{responses_body::read, responses_body::write_request, responses_body::write_response};
 
 }  // namespace convo
