@@ -485,6 +485,10 @@ class ItemWriter {
           part.set_string("image_url", block.source.to_url());
         }
       }
+      // ResponseInputImage requires detail; the API's default is auto.
+      if (was == nullptr && m_target == Format::openai_responses) {
+        part.set_string("detail", "auto");
+      }
     } else {
       part.set_string("type", "input_file");
       if (was == nullptr) {
