@@ -281,6 +281,41 @@ std::string write_body(const BodyCodec& codec, const ApiBody& body,
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
+void write_openai_tool_choice(const ApiBody& body, const BodyDrop& drop, bool chat,
+                              JsonWriter& w) {
+  switch (body.tool_choice) {
+    case ToolChoice::unset:
+      break;
+    case ToolChoice::auto_:
+      w.Key("tool_choice");
+      w.String("auto");
+      break;
+    case ToolChoice::any:
+      w.Key("tool_choice");
+      w.String("required");
+      break;
+    case ToolChoice::none:
+      w.Key("tool_choice");
+      w.String("none");
+      break;
+    case ToolChoice::tool:
+      w.Key("tool_choice");
+      if (body.tool_choice_names.size() == 1) {
+        std::string name = json_quote(body.tool_choice_names.front());
+        write_raw(w, chat ? fmt::format(R"({{"type":"function","function":{{"name":{}}}}})", name)
+                          : fmt::format(R"({{"type":"function","name":{}}})", name));
+      } else {
+        w.String("required");
+        drop("allowed_function_names of request bodies");
+      }
+      break;
+  }
+  if (body.parallel_tool_calls) {
+    w.Key("parallel_tool_calls");
+    w.Bool(*body.parallel_tool_calls);
+  }
+}
+
 void read_openai_usage(const JsonValue& usage, std::string_view input_key,
                        std::string_view output_key, ApiBody& body) {
   auto details_of = [](std::string_view key, std::string_view count) {  // "COUNT_details"

@@ -120,6 +120,13 @@ struct BodyCodec {
 std::string write_body(const BodyCodec& codec, const ApiBody& body,
                        const std::vector<BodyTurn>& turns, const BodyDrop& drop);
 
+// Writes `tool_choice` and `parallel_tool_calls` as OpenAI's APIs take them: a named
+// function as Chat's {"type":"function","function":{"name":...}} (`chat`) or the
+// Responses API's {"type":"function","name":...}; several names are "required",
+// their list counted.
+void write_openai_tool_choice(const ApiBody& body, const BodyDrop& drop, bool chat,
+                              JsonWriter& w);
+
 // Reads an OpenAI-style usage object (Chat's prompt_tokens/completion_tokens or the
 // Responses API's input_tokens/output_tokens, named by `input_key`/`output_key`, each
 // with its `*_details`), whose input counts the cached tokens, into Anthropic's sense.

@@ -307,36 +307,7 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
     w.Key("tools");
     write_tools(w, body.tools, drop);
   }
-  switch (body.tool_choice) {
-    case ToolChoice::unset:
-      break;
-    case ToolChoice::auto_:
-      w.Key("tool_choice");
-      w.String("auto");
-      break;
-    case ToolChoice::any:
-      w.Key("tool_choice");
-      w.String("required");
-      break;
-    case ToolChoice::none:
-      w.Key("tool_choice");
-      w.String("none");
-      break;
-    case ToolChoice::tool:
-      w.Key("tool_choice");
-      if (body.tool_choice_names.size() == 1) {
-        write_raw(w, fmt::format(R"({{"type":"function","function":{{"name":{}}}}})",
-                                 json_quote(body.tool_choice_names.front())));
-      } else {
-        w.String("required");
-        drop("allowed_function_names of request bodies");
-      }
-      break;
-  }
-  if (body.parallel_tool_calls) {
-    w.Key("parallel_tool_calls");
-    w.Bool(*body.parallel_tool_calls);
-  }
+  write_openai_tool_choice(body, drop, /*chat=*/true, w);
   const ThinkingSetting& thinking = body.thinking;
   if (thinking.state == ThinkingSetting::State::on) {
     w.Key("reasoning_effort");
