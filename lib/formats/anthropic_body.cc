@@ -92,7 +92,7 @@ void read(const JsonValue& root, ApiBody& body) {
   if (body.response) {
     // The message's other members are counted with the message (response_message_members).
     body.id = std::string(string_member(root, "id").value_or(""));
-    body.stop_reason = body_stop_reason(string_member(root, "stop_reason").value_or(""));
+    body.stop_reason = stop_reason_named(string_member(root, "stop_reason").value_or(""));
     body.stop_sequence = std::string(string_member(root, "stop_sequence").value_or(""));
     if (const JsonValue* usage = find_member(root, "usage"); usage != nullptr && usage->IsObject()) {
       read_usage(*usage, body);

@@ -26,23 +26,6 @@ std::int64_t budget_of_effort(std::string_view effort) {
   return effort == "medium" ? 2048 : 4096;
 }
 
-StopReason body_stop_reason(std::string_view name) {
-  if (name == "STOP") {
-    return StopReason::end_turn;
-  }
-  if (name == "MAX_TOKENS") {
-    return StopReason::max_tokens;
-  }
-  if (name == "SAFETY" || name == "RECITATION" || name == "BLOCKLIST" ||
-      name == "PROHIBITED_CONTENT" || name == "SPII" || name == "IMAGE_SAFETY") {
-    return StopReason::refusal;
-  }
-  if (name == "MALFORMED_FUNCTION_CALL" || name == "UNEXPECTED_TOOL_CALL") {
-    return StopReason::tool_use;
-  }
-  return stop_reason_named(name);
-}
-
 namespace {
 
 std::string lower(std::string_view text) {

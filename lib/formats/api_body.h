@@ -145,10 +145,6 @@ extern const BodyCodec k_gemini_body;
 std::string effort_of_budget(std::int64_t tokens);
 std::int64_t budget_of_effort(std::string_view effort);
 
-// The stop reason a response's `finish_reason`, `stop_reason` or Gemini `finishReason`
-// names.
-StopReason body_stop_reason(std::string_view name);
-
 // Writes a JSON Schema from `schema`: a Gemini Schema's upper-case types lower-cased
 // and `nullable` turned into a "null" type when `from_gemini`; else as it is.
 void write_json_schema(JsonWriter& w, const JsonValue& schema, bool from_gemini);

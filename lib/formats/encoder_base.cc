@@ -423,7 +423,7 @@ void EncoderBase::write_translated_body(const JsonValue& root, Format from, bool
     turn.message = &message;
     turn.values = values;
     if (response) {
-      StopReason stop = body_stop_reason(message.meta->stop_reason);
+      StopReason stop = stop_reason_named(message.meta->stop_reason);
       if (stop == StopReason::none) {
         stop = body.stop_reason;
       }

@@ -15,7 +15,9 @@ StopReason stop_reason_named(std::string_view name) {
       name == "MAX_TOKENS") {
     return StopReason::max_tokens;
   }
-  if (name == "tool_use" || name == "tool_calls" || name == "function_call") {
+  // Gemini's MALFORMED_FUNCTION_CALL and UNEXPECTED_TOOL_CALL: it stopped at a call.
+  if (name == "tool_use" || name == "tool_calls" || name == "function_call" ||
+      name == "MALFORMED_FUNCTION_CALL" || name == "UNEXPECTED_TOOL_CALL") {
     return StopReason::tool_use;
   }
   if (name == "stop_sequence") {
