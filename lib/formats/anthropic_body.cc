@@ -154,26 +154,6 @@ void read(const JsonValue& root, ApiBody& body) {
 
 // --- Writing ---
 
-std::string_view stop_reason_text(StopReason stop) {
-  switch (stop) {
-    case StopReason::end_turn:
-      return "end_turn";
-    case StopReason::max_tokens:
-      return "max_tokens";
-    case StopReason::tool_use:
-      return "tool_use";
-    case StopReason::stop_sequence:
-      return "stop_sequence";
-    case StopReason::refusal:
-      return "refusal";
-    case StopReason::pause_turn:
-      return "pause_turn";
-    case StopReason::none:
-      break;
-  }
-  return "";
-}
-
 // Writes `content` (an encoded message's content, JSON text) as a list of blocks.
 void write_blocks(JsonWriter& w, const std::string& content) {
   JsonDoc doc;
@@ -227,7 +207,7 @@ void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, con
   if (stop == StopReason::none) {
     w.Null();
   } else {
-    write_string(w, stop_reason_text(stop));
+    write_string(w, stop_reason_spelled(Format::anthropic, stop).name);
   }
   w.Key("stop_sequence");
   if (body.stop_sequence.empty()) {

@@ -15,38 +15,11 @@ namespace convo {
 
 namespace {
 
-std::string_view stop_reason_text(StopReason stop) {
-  switch (stop) {
-    case StopReason::none:
-      return "";
-    case StopReason::end_turn:
-      return "end_turn";
-    case StopReason::max_tokens:
-      return "max_tokens";
-    case StopReason::tool_use:
-      return "tool_use";
-    case StopReason::stop_sequence:
-      return "stop_sequence";
-    case StopReason::refusal:
-      return "refusal";
-    case StopReason::pause_turn:
-      return "pause_turn";
-  }
-  return "";
-}
-
 std::string usage_json(const Usage& usage) {
   return fmt::format(
       R"({{"input_tokens":{},"cache_creation_input_tokens":{},"cache_read_input_tokens":{},"output_tokens":{}}})",
       usage.input.value_or(0), usage.cache_write.value_or(0), usage.cache_read.value_or(0),
       usage.output.value_or(0));
-}
-
-// What a block of a kind the writer does not write is called in the loss count: its
-// own type's name (a Responses item's, web_search_call) when the part gives it.
-std::string_view anthropic_dropped_name(const StreamPart& part) {
-  return part.block == BlockType::unknown && !part.name.empty() ? std::string_view(part.name)
-                                                                  : block_type_name(part.block);
 }
 
 class AnthropicWriter final : public StreamWriter {
@@ -89,7 +62,7 @@ class AnthropicWriter final : public StreamWriter {
           event(out, "message_delta", part.raw_event);
           return;
         }
-        std::string_view stop = stop_reason_text(part.stop);
+        std::string_view stop = stop_reason_spelled(Format::anthropic, part.stop).name;
         event(out, "message_delta",
               fmt::format(R"({{"type":"message_delta","delta":{{"stop_reason":{},"stop_sequence":{}}},"usage":{}}})",
                           stop.empty() ? "null" : json_quote(stop),
@@ -150,7 +123,7 @@ class AnthropicWriter final : public StreamWriter {
         break;
       default:
         if (part.raw.empty()) {
-          loss.drop(Format::anthropic, fmt::format("{} blocks", anthropic_dropped_name(part)), where);
+          loss.drop(Format::anthropic, fmt::format("{} blocks", dropped_block_name(part)), where);
           return;
         }
         block = part.raw;  // a block of its own kind (server tool use, ...), as it came

@@ -197,25 +197,6 @@ void read(const JsonValue& root, ApiBody& body) {
 
 // --- Writing ---
 
-std::string_view finish_reason_of(StopReason stop, const BodyDrop& drop) {
-  switch (stop) {
-    case StopReason::none:
-      return "";
-    case StopReason::max_tokens:
-      return "MAX_TOKENS";
-    case StopReason::refusal:
-      return "SAFETY";
-    case StopReason::stop_sequence:
-    case StopReason::pause_turn:
-      drop("stop reasons");
-      return "STOP";
-    case StopReason::end_turn:
-    case StopReason::tool_use:  // Gemini stops with STOP after function calls
-      break;
-  }
-  return "STOP";
-}
-
 void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, const BodyDrop& drop,
                     JsonWriter& w) {
   w.StartObject();
@@ -230,11 +211,13 @@ void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, con
     } else {
       write_raw(w, turn.values.front());
     }
-    std::string_view reason =
-        finish_reason_of(turn.stop != StopReason::none ? turn.stop : body.stop_reason, drop);
-    if (!reason.empty()) {
+    auto reason = stop_reason_spelled(Format::gemini, turn.stop != StopReason::none ? turn.stop : body.stop_reason);
+    if (!reason.exact) {
+      drop("stop reasons");
+    }
+    if (!reason.name.empty()) {
       w.Key("finishReason");
-      write_string(w, reason);
+      write_string(w, reason.name);
     }
     if (body.indexed || turns.size() > 1) {
       w.Key("index");

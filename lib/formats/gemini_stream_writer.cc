@@ -21,17 +21,6 @@ namespace convo {
 
 namespace {
 
-std::string_view finish_reason_text(StopReason stop) {
-  switch (stop) {
-    case StopReason::max_tokens:
-      return "MAX_TOKENS";
-    case StopReason::refusal:
-      return "SAFETY";
-    default:
-      return "STOP";
-  }
-}
-
 // The HTTP status and its name that an error type stands for.
 std::pair<int, std::string_view> error_status(std::string_view type) {
   if (type == "invalid_request_error" || type == "INVALID_ARGUMENT") {
@@ -93,7 +82,7 @@ class GeminiWriter final : public StreamWriter {
         block_end(part, out, loss, where);
         return;
       case StreamPart::Kind::finish:
-        finish(part, out);
+        finish(part, out, loss, where);
         return;
       case StreamPart::Kind::end:
         return;  // the last chunk was the end
@@ -147,11 +136,7 @@ class GeminiWriter final : public StreamWriter {
     if (block == m_blocks.end()) {
       return;
     }
-    if (!part.raw.empty() && part.text.empty()) {
-      loss.drop(Format::gemini, "citations and other deltas of Anthropic blocks", where);
-      return;
-    }
-    if (part.text.empty()) {
+    if (!delta_has_text(part, Format::gemini, loss, where)) {
       return;
     }
     if (block->second.type == BlockType::tool_use) {
@@ -190,7 +175,7 @@ class GeminiWriter final : public StreamWriter {
                                                   : fmt::format(R"(,"thoughtSignature":{})", json_quote(open.signature))));
   }
 
-  void finish(const StreamPart& part, std::string& out) {
+  void finish(const StreamPart& part, std::string& out, LossReport& loss, const Location& where) {
     const Usage& u = part.usage;
     std::int64_t prompt = u.input.value_or(0) + u.cache_read.value_or(0) + u.cache_write.value_or(0);
     std::int64_t candidates = u.output.value_or(0);
@@ -204,7 +189,12 @@ class GeminiWriter final : public StreamWriter {
       usage += fmt::format(R"(,"thoughtsTokenCount":{})", *u.reasoning);
     }
     out += R"(data: {"candidates":[{"content":{"parts":[{"text":""}],"role":"model"},"finishReason":")";
-    out += finish_reason_text(part.stop);
+    // The last chunk always says why; not said is STOP.
+    auto reason = stop_reason_spelled(Format::gemini, part.stop);
+    if (!reason.exact) {
+      loss.drop(Format::gemini, "stop reasons", where);
+    }
+    out += reason.name.empty() ? "STOP" : reason.name;
     out += R"(","index":0}],"usageMetadata":{)";
     out += usage;
     out += "}";

@@ -127,26 +127,6 @@ void read(const JsonValue& root, ApiBody& body) {
 
 // --- Writing ---
 
-std::string_view finish_reason_of(StopReason stop, const BodyDrop& drop) {
-  switch (stop) {
-    case StopReason::none:
-      return "";
-    case StopReason::max_tokens:
-      return "length";
-    case StopReason::tool_use:
-      return "tool_calls";
-    case StopReason::refusal:
-      return "content_filter";
-    case StopReason::stop_sequence:
-    case StopReason::pause_turn:
-      drop("stop reasons");  // both "stop" here
-      return "stop";
-    case StopReason::end_turn:
-      break;
-  }
-  return "stop";
-}
-
 void write_usage(JsonWriter& w, const Usage& usage, const BodyDrop& drop) {
   std::int64_t prompt = usage.input.value_or(0) + usage.cache_read.value_or(0) +
                         usage.cache_write.value_or(0);
@@ -208,12 +188,14 @@ void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, con
       write_raw(w, turn.values.front());
     }
     w.Key("finish_reason");
-    std::string_view reason =
-        finish_reason_of(turn.stop != StopReason::none ? turn.stop : body.stop_reason, drop);
-    if (reason.empty()) {
+    auto reason = stop_reason_spelled(Format::openai, turn.stop != StopReason::none ? turn.stop : body.stop_reason);
+    if (!reason.exact) {
+      drop("stop reasons");
+    }
+    if (reason.name.empty()) {
       w.Null();
     } else {
-      write_string(w, reason);
+      write_string(w, reason.name);
     }
     w.Key("logprobs");
     w.Null();

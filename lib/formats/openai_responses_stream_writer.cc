@@ -258,11 +258,7 @@ class ResponsesWriter final : public StreamWriter {
     if (found == m_blocks.end()) {
       return;
     }
-    if (!part.raw.empty() && part.text.empty()) {
-      loss.drop(Format::openai_responses, "citations and other deltas of Anthropic blocks", where);
-      return;
-    }
-    if (part.text.empty()) {
+    if (!delta_has_text(part, Format::openai_responses, loss, where)) {
       return;
     }
     Open& open = found->second;

@@ -19,24 +19,6 @@ namespace convo {
 
 namespace {
 
-std::string_view finish_reason_text(StopReason stop) {
-  switch (stop) {
-    case StopReason::none:
-      return "";
-    case StopReason::end_turn:
-    case StopReason::stop_sequence:
-    case StopReason::pause_turn:
-      return "stop";
-    case StopReason::max_tokens:
-      return "length";
-    case StopReason::tool_use:
-      return "tool_calls";
-    case StopReason::refusal:
-      return "content_filter";
-  }
-  return "";
-}
-
 class OpenAIWriter final : public StreamWriter {
  public:
   explicit OpenAIWriter(const StreamWriterOptions& options) : m_options(options) {}
@@ -63,8 +45,11 @@ class OpenAIWriter final : public StreamWriter {
       case StreamPart::Kind::block_end:
         return;
       case StreamPart::Kind::finish: {
-        std::string_view reason = finish_reason_text(part.stop);
-        chunk(out, "{}", reason.empty() ? "null" : json_quote(reason));
+        auto reason = stop_reason_spelled(Format::openai, part.stop);
+        if (!reason.exact) {
+          loss.drop(Format::openai, "stop reasons", where);
+        }
+        chunk(out, "{}", reason.name.empty() ? "null" : json_quote(reason.name));
         if (m_options.include_usage) {
           const Usage& u = part.usage;
           std::int64_t cached = u.cache_read.value_or(0);
@@ -119,9 +104,7 @@ class OpenAIWriter final : public StreamWriter {
         return;
       }
       default:
-        loss.drop(Format::openai, fmt::format("{} blocks", part.block == BlockType::unknown && !part.name.empty()
-                                                               ? std::string_view(part.name)
-                                                               : block_type_name(part.block)),
+        loss.drop(Format::openai, fmt::format("{} blocks", dropped_block_name(part)),
                   where);
         return;
     }
@@ -132,11 +115,7 @@ class OpenAIWriter final : public StreamWriter {
     if (type == m_type.end()) {
       return;
     }
-    if (!part.raw.empty() && part.text.empty()) {
-      loss.drop(Format::openai, "citations and other deltas of Anthropic blocks", where);
-      return;
-    }
-    if (part.text.empty()) {
+    if (!delta_has_text(part, Format::openai, loss, where)) {
       return;
     }
     if (type->second == BlockType::tool_use) {

@@ -33,4 +33,42 @@ StopReason stop_reason_named(std::string_view name) {
   return StopReason::none;
 }
 
+bool StreamWriter::delta_has_text(const StreamPart& part, Format to, LossReport& loss,
+                                  const Location& where) {
+  if (!part.raw.empty() && part.text.empty()) {
+    loss.drop(to, "citations and other deltas of Anthropic blocks", where);
+    return false;
+  }
+  return !part.text.empty();
+}
+
+std::string_view StreamWriter::dropped_block_name(const StreamPart& part) {
+  return part.block == BlockType::unknown && !part.name.empty() ? std::string_view(part.name)
+                                                                  : block_type_name(part.block);
+}
+
+StopReasonSpelling stop_reason_spelled(Format api, StopReason stop) {
+  bool chat = api == Format::openai;
+  bool gemini = api == Format::gemini;
+  switch (stop) {
+    case StopReason::none:
+      return {""};
+    case StopReason::end_turn:
+      return {chat ? "stop" : gemini ? "STOP" : "end_turn"};
+    case StopReason::max_tokens:
+      return {chat ? "length" : gemini ? "MAX_TOKENS" : "max_tokens"};
+    case StopReason::tool_use:
+      return {chat ? "tool_calls" : gemini ? "STOP" : "tool_use"};
+    case StopReason::refusal:
+      return {chat ? "content_filter" : gemini ? "SAFETY" : "refusal"};
+    case StopReason::stop_sequence:
+      return chat ? StopReasonSpelling{"stop", false}
+                  : gemini ? StopReasonSpelling{"STOP", false} : StopReasonSpelling{"stop_sequence"};
+    case StopReason::pause_turn:
+      return chat ? StopReasonSpelling{"stop", false}
+                  : gemini ? StopReasonSpelling{"STOP", false} : StopReasonSpelling{"pause_turn"};
+  }
+  return {""};
+}
+
 }  // namespace convo

@@ -44,6 +44,17 @@ enum class StopReason : std::uint8_t {
 // The stop reason a `stop_reason` or `finish_reason` string names, in either API's words.
 StopReason stop_reason_named(std::string_view name);
 
+// How API `api` (anthropic, openai or gemini) says `stop`: the inverse of
+// stop_reason_named, "" for none. `exact` is false when the API has no word of its
+// own for it (Chat's "stop" and Gemini's "STOP" also stand for a stop sequence and a
+// paused turn): a writer counts "stop reasons" lost then. Gemini says STOP after
+// function calls too, which is how it reads back, so that is exact.
+struct StopReasonSpelling {
+  std::string_view name;
+  bool exact = true;
+};
+StopReasonSpelling stop_reason_spelled(Format api, StopReason stop);
+
 // One step of a streamed response, in no protocol's shape. Blocks are numbered by
 // `index` in the order they begin; at most one is open at a time, and its deltas
 // come between its `block_begin` and `block_end`.
@@ -111,6 +122,15 @@ class StreamWriter {
   // What the protocol cannot say is reported to `loss` (at `where`).
   virtual void write(const StreamPart& part, std::string& out, LossReport& loss,
                      const Location& where) = 0;
+
+ protected:
+  // Whether delta `part` has text for a writer of `to`, another protocol than the
+  // one it came from: a delta with only its protocol's own form (`raw`: citations
+  // and the like of Anthropic blocks) is counted lost, an empty one is nothing.
+  static bool delta_has_text(const StreamPart& part, Format to, LossReport& loss, const Location& where);
+  // What a block of a kind the writer does not write is called in the loss count: its
+  // own type's name (a Responses item's, web_search_call) when the part gives it.
+  static std::string_view dropped_block_name(const StreamPart& part);
 };
 
 // One response put together from a stream.
