@@ -85,6 +85,13 @@ enum class BlockType : std::uint8_t {
 
 std::string_view block_type_name(BlockType type);
 
+// Whether a block of `type` carries media (a MediaSource): image, document, audio,
+// video or file.
+constexpr bool is_media(BlockType type) {
+  return type == BlockType::image || type == BlockType::document || type == BlockType::audio ||
+         type == BlockType::video || type == BlockType::file;
+}
+
 struct Block;
 struct Source;
 

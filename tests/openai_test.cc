@@ -109,7 +109,7 @@ TEST_CASE("openai audio and files map to anthropic where it can hold them", "[op
       R"({"role":"user","content":[{"type":"input_audio","input_audio":{"data":"UklG","format":"wav"}},{"type":"file","file":{"file_data":"data:application/pdf;base64,JVBE","filename":"a.pdf"}}]})";
   auto result = convert_text(line, Format::anthropic);
   CHECK(result.out ==
-        R"({"role":"user","content":[{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBE"}}]})" "\n");
+        R"({"role":"user","content":[{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBE"},"title":"a.pdf"}]})" "\n");
   REQUIRE(result.warnings.size() == 1);
   CHECK(result.warnings[0].find("anthropic cannot hold input_audio blocks (1)") != std::string::npos);
 }

@@ -78,6 +78,8 @@ COVERS = {
     "cache control": {"cache_control"},
     "cache_control markers": {"cache_control"},
     "signatures": {"signature"},
+    # OpenAI's filename is an Anthropic document's title (and a Vertex part's displayName).
+    "file names": {"filename", "title", "display_name"},
     # OpenAI-compatible providers' thinking is the message's `reasoning` member.
     "thinking blocks": {"thinking", "reasoning", "reasoning_content"},
     # Gemini spells an error result {"error": TEXT}, a result {"output": TEXT}.

@@ -291,6 +291,7 @@ void decode_model_part(const JsonValue& value, const std::string& path,
     }
     block.source = media_source(view_of(*data), media_type);
     block.type = image ? BlockType::image : media_block_type(block.source.media_type);
+    block.name = std::string(optional_string(value, "filename", path).value_or(""));
   } else if (*type == "tool-call") {
     block.type = BlockType::tool_use;
     block.id = std::string(required_string(value, "toolCallId", path, "tool-call part"));
@@ -427,6 +428,7 @@ std::vector<Block> decode_ui_parts(const JsonValue& parts, const std::shared_ptr
       block.source = media_source(required_string(part, "url", path, "file part"),
                                   optional_string(part, "mediaType", path).value_or(""));
       block.type = media_block_type(block.source.media_type);
+      block.name = std::string(optional_string(part, "filename", path).value_or(""));
     } else {
       block.type = BlockType::unknown;  // step-start, source-*, data-*, and anything newer
     }

@@ -350,12 +350,12 @@ class AiSdkEncoder final : public EncoderBase {
         write_output(w, m, block);
         break;
       default: {
-        // Media: an image part in user messages, a file part elsewhere.
+        // Media: an image part in user messages (one without a file name), a file part elsewhere.
         std::string_view data = block.source.type == MediaSource::Type::url
                                     ? std::string_view(block.source.data)
                                     : std::string_view(block.source.data);
         std::string media_type = block.source.media_type;
-        if (block.type == BlockType::image && role == "user") {
+        if (block.type == BlockType::image && role == "user" && block.name.empty()) {
           w.String("image");
           w.Key("image");
           write_string(w, data);
@@ -375,6 +375,10 @@ class AiSdkEncoder final : public EncoderBase {
         write_string(w, data);
         w.Key("mediaType");
         write_string(w, media_type);
+        if (!block.name.empty()) {  // an image with a name too: ImagePart has no place for it
+          w.Key("filename");
+          write_string(w, block.name);
+        }
         break;
       }
     }
@@ -549,6 +553,10 @@ class AiSdkEncoder final : public EncoderBase {
                                                           : block.source.media_type);
           w.Key("url");
           write_string(w, block.source.to_url());
+          if (!block.name.empty()) {
+            w.Key("filename");
+            write_string(w, block.name);
+          }
           w.EndObject();
           return;
         }

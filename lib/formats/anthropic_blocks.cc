@@ -84,6 +84,9 @@ void decode_block(const JsonValue& value, const std::string& path,
   } else if (*type == "image" || *type == "document") {
     block.type = *type == "image" ? BlockType::image : BlockType::document;
     decode_anthropic_source(value, path, block.source);
+    if (block.type == BlockType::document) {  // a document's title is its file's name elsewhere
+      block.name = std::string(optional_string(value, "title", path).value_or(""));
+    }
   } else {
     block.type = BlockType::unknown;
   }
@@ -196,6 +199,11 @@ void write_block(JsonWriter& w, const Block& block, bool keep_members, const Dro
           return;
         }
         object.set("source", [&](JsonWriter& writer) { write_anthropic_source(writer, media); });
+        if (!block.name.empty() && block.type == BlockType::image) {
+          drop("file names");  // an image block has no title
+        } else if (!block.name.empty()) {
+          object.set_string("title", block.name);
+        }
       }
       cache_control();
       break;

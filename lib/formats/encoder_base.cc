@@ -217,6 +217,13 @@ void EncoderBase::drop_unheld(const Message& message, bool in_body) {
   if (message.usage.cost && !target.holds_cost) {
     drop("costs", message);
   }
+  if (!target.holds_file_names) {
+    for (const Block& block : message.content.blocks) {
+      if (is_media(block.type) && !block.name.empty()) {
+        drop("file names", message);
+      }
+    }
+  }
   // Formats of the Responses family hold each other's items whole: only a time can
   // be lost between them.
   if (holds_responses_items(message.origin) && holds_responses_items(m_format)) {

@@ -294,6 +294,10 @@ struct FormatInfo {
   // Where its messages have a place for a message's cost and its timestamp.
   bool holds_cost = false;
   bool holds_timestamps = false;
+  // Its file and document parts have a place for a file's name (OpenAI's and the
+  // AI SDK's `filename`, Anthropic's document `title`); elsewhere a name read from
+  // another format is counted as lost.
+  bool holds_file_names = false;
   // Its messages keep tool calls in a member of their own beside string content
   // (OpenAI's, LangChain's and Synaptic's `tool_calls`), so that a message with calls
   // may still have text content; a call read without JSON of its own came from it.
