@@ -125,6 +125,47 @@ TEST_CASE("subagent records are left out unless asked for, then come as conversa
                R"({"role":"assistant","content":[{"type":"text","text":"sub done"}]})"}));
 }
 
+TEST_CASE("the API view keeps where each message and block came from, built in place or not",
+          "[normalize_for_api]") {
+  // Lines 1-4: one thread in file order, whose view is built over its records (an
+  // attachment lifted ahead of the prompt it follows, then merged with it).
+  std::string log =
+      cc_user("u1", "", R"("first")") +
+      cc_assistant("a1", "u1", "msg_1", R"([{"type":"text","text":"ok"}])") +
+      cc_user("u2", "a1", R"("second")") +
+      cc_line("attachment", "t1", "u2",
+              R"("attachment":{"type":"hook_additional_context","hookName":"UserPromptSubmit","hookEvent":"UserPromptSubmit","content":["x"]})");
+  auto check_main = [](const ApiConversation& view) {
+    REQUIRE(view.size() == 3);
+    CHECK(view[0].origin.where.line == 1);
+    CHECK(view[1].origin.where.line == 2);
+    CHECK(view[1].block_origins.size() == 1);
+    const ApiMessage last = view.back();
+    CHECK(last.origin.where.line == 4);
+    REQUIRE(last.block_origins.size() == 2);
+    CHECK(last.block_origins[0].where.line == 4);
+    CHECK(last.block_origins[1].where.line == 3);
+    CHECK(last.message.content.blocks.at(1).text == "second");
+    std::size_t seen = 0;
+    for (const ApiMessage& m : view) {
+      CHECK(&m.message == &view.messages[seen]);
+      ++seen;
+    }
+    CHECK(seen == 3);
+  };
+  check_main(api_view(read_messages(log), NormalizeOptions{}).at(0));
+  // With a subagent's thread too, each view is built beside the records.
+  std::string with_subagent =
+      log + cc_line("user", "s1", "", R"("isSidechain":true,"message":{"role":"user","content":"subtask"})");
+  NormalizeOptions sidechains;
+  sidechains.sidechains = true;
+  std::vector<ApiConversation> views = api_view(read_messages(with_subagent), sidechains);
+  REQUIRE(views.size() == 2);
+  check_main(views[0]);
+  REQUIRE(views[1].size() == 1);
+  CHECK(views[1][0].origin.where.line == 5);
+}
+
 TEST_CASE("a subagent's own log is its conversation", "[normalize_for_api]") {
   std::string log =
       cc_line("user", "t1", "", R"("isSidechain":true,"message":{"role":"user","content":"subtask"})") +

@@ -526,12 +526,7 @@ void rename_tools(std::vector<Message>& messages) {
 
 }  // namespace
 
-std::vector<Message> repair_for_api(ApiConversation view, const NormalizeOptions& options) {
-  std::vector<Message> messages;
-  messages.reserve(view.size());
-  for (ApiMessage& m : view) {
-    messages.push_back(std::move(m.message));
-  }
+std::vector<Message> repair_for_api(std::vector<Message> messages, const NormalizeOptions& options) {
   drop_foreign_roles(messages, options);
   drop_misplaced_blocks(messages, options);
   fix_tool_inputs(messages, options);

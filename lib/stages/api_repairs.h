@@ -12,7 +12,8 @@
 
 namespace convo {
 
-std::vector<Message> repair_for_api(ApiConversation view, const NormalizeOptions& options);
+// `messages`, one conversation's API view (without the blocks' origins), repaired.
+std::vector<Message> repair_for_api(std::vector<Message> messages, const NormalizeOptions& options);
 
 // From the view (normalize_for_api.cc), which the repairs use too.
 

@@ -57,24 +57,30 @@ BlockOrigin origin_of(const Message& record, std::size_t index = BlockOrigin::k_
   return BlockOrigin{record.where, record.container, record.slot, index};
 }
 
-ApiMessage start_message(Message&& record, bool origins) {
-  ApiMessage out;
+// Where a record's message and blocks came from (`origins`: each block's too).
+ApiOrigins origins_of(const Message& record, bool origins) {
+  ApiOrigins out;
   out.origin = origin_of(record);
   if (origins && record.content.is_blocks()) {
-    out.block_origins.reserve(record.content.blocks.size());
+    out.blocks.reserve(record.content.blocks.size());
     for (std::size_t i = 0; i < record.content.blocks.size(); ++i) {
-      out.block_origins.push_back(origin_of(record, i));
+      out.blocks.push_back(origin_of(record, i));
     }
   }
-  out.message = std::move(record);
   return out;
 }
 
+// One message of the view being built, and where it came from.
+struct ViewItem {
+  Message message;
+  ApiOrigins origins;
+};
+
 // A user message holding `text`, made from `record` (an attachment or a local
 // command's output).
-ApiMessage made_user_message(const Message& record, std::string text, bool as_blocks,
-                             bool origins) {
-  ApiMessage out;
+ViewItem made_user_message(const Message& record, std::string text, bool as_blocks,
+                           bool origins) {
+  ViewItem out;
   Message& m = out.message;
   m.kind = Kind::turn;
   m.role = Role::user;
@@ -84,12 +90,12 @@ ApiMessage made_user_message(const Message& record, std::string text, bool as_bl
   m.meta.edit().session_id = record.meta->session_id;
   m.meta.edit().is_meta = true;
   m.modified = true;
-  out.origin = origin_of(record);
+  out.origins.origin = origin_of(record);
   if (as_blocks) {
     m.content.form = Content::Form::blocks;
     m.content.blocks.push_back(Block::make_text(std::move(text)));
     if (origins) {
-      out.block_origins.push_back(out.origin);
+      out.origins.blocks.push_back(out.origins.origin);
     }
   } else {
     m.content.form = Content::Form::string;
@@ -151,14 +157,39 @@ void append_content(Message& into, Message&& from, std::vector<BlockOrigin>* int
 
 namespace {
 
-void append_api(ApiMessage& into, ApiMessage&& from, bool origins) {
-  if (!origins) {
-    append_content(into.message, std::move(from.message), nullptr, nullptr, nullptr, nullptr);
-    return;
+// The messages of a view being built, and where each came from (`origins`: one per
+// message, or none when they are not asked for), in vectors of their own: the
+// messages can then be written over the records they are made from.
+struct ViewItems {
+  std::vector<Message>& messages;
+  std::vector<ApiOrigins>& origins;
+  bool with_origins;
+
+  // Appends item `from` to item `into`.
+  void append(std::size_t into, std::size_t from) {
+    if (!with_origins) {
+      append_content(messages[into], std::move(messages[from]), nullptr, nullptr, nullptr,
+                     nullptr);
+      return;
+    }
+    append_content(messages[into], std::move(messages[from]), &origins[into].blocks,
+                   &origins[into].origin, &origins[from].blocks, &origins[from].origin);
   }
-  append_content(into.message, std::move(from.message), &into.block_origins, &into.origin,
-                 &from.block_origins, &from.origin);
-}
+  // Moves item `from` to `to`, before it.
+  void move_down(std::size_t to, std::size_t from) {
+    messages[to] = std::move(messages[from]);
+    if (with_origins) {
+      origins[to] = std::move(origins[from]);
+    }
+  }
+  // Keeps the first `count` items.
+  void keep(std::size_t count) {
+    messages.erase(messages.begin() + static_cast<std::ptrdiff_t>(count), messages.end());
+    if (with_origins) {
+      origins.erase(origins.begin() + static_cast<std::ptrdiff_t>(count), origins.end());
+    }
+  }
+};
 
 }  // namespace
 
@@ -185,14 +216,13 @@ struct ViewMode {
   bool tool_messages = false;  // keep tool messages apart (OpenAI's view)
 };
 
-std::vector<ApiMessage> view_items(std::vector<Message>& records,
-                                   const std::vector<std::size_t>& thread, std::vector<bool>& used,
-                                   ViewMode mode) {
+// Step 2: what the API sees of each record of `thread`, in order, each given to
+// `emit` (a `Message&&`, which may be the record itself, and its `ApiOrigins&&`).
+// Attachments are held as they are until step 3 has put them in place.
+template <typename Emit>
+void view_items(std::vector<Message>& records, const std::vector<std::size_t>& thread,
+                std::vector<bool>& used, ViewMode mode, Emit&& emit) {
   const bool origins = mode.origins;
-  // Step 2: what the API sees of each record. Attachments are held as they are
-  // until step 3 has put them in place.
-  std::vector<ApiMessage> items;
-  items.reserve(thread.size());
   for (std::size_t index : thread) {
     if (used[index]) {
       continue;
@@ -218,13 +248,17 @@ std::vector<ApiMessage> view_items(std::vector<Message>& records,
           record.role = Role::user;  // tool results ride in user messages
           record.touch();
         }
-        items.push_back(start_message(std::move(record), origins));
+        {
+          ApiOrigins from = origins ? origins_of(record, true) : ApiOrigins{};
+          emit(std::move(record), std::move(from));
+        }
         break;
       case Kind::event:
         // Claude Code sends the output of local commands (/model, /cost, ...) as user text.
         if (record.meta->subtype == "local_command" && record.content.is_string()) {
-          items.push_back(
-              made_user_message(record, std::move(record.content.text), false, origins));
+          ViewItem made =
+              made_user_message(record, std::move(record.content.text), false, origins);
+          emit(std::move(made.message), std::move(made.origins));
         }
         break;
       case Kind::attachment: {
@@ -232,11 +266,11 @@ std::vector<ApiMessage> view_items(std::vector<Message>& records,
             record.json != nullptr ? find_member(*record.json, "attachment") : nullptr;
         std::string text = attachment != nullptr ? claude_code_attachment_text(*attachment) : "";
         if (!text.empty()) {
-          ApiMessage m = made_user_message(
+          ViewItem m = made_user_message(
               record, "<system-reminder>\n" + text + "\n</system-reminder>", true, origins);
           m.message.kind = Kind::attachment;  // until step 3 has put it in place
           m.message.record_type = std::string(k_attachment_record);
-          items.push_back(std::move(m));
+          emit(std::move(m.message), std::move(m.origins));
         }
         break;
       }
@@ -244,16 +278,36 @@ std::vector<ApiMessage> view_items(std::vector<Message>& records,
         break;  // progress, summaries, bookkeeping, unknown and bad records
     }
   }
-
-  return items;
 }
 
-ApiConversation build_view(std::vector<ApiMessage> items, ViewMode mode) {
-  const bool origins = mode.origins;
+// Puts `items[order[i]]` at `i`, in place (following the permutation's cycles), so
+// that the view is not built beside a second copy of its items.
+template <typename Item>
+void apply_order(std::vector<Item>& items, const std::vector<std::size_t>& order) {
+  std::vector<bool> placed(order.size(), false);
+  for (std::size_t start = 0; start < order.size(); ++start) {
+    if (placed[start] || order[start] == start) {
+      continue;
+    }
+    Item held = std::move(items[start]);
+    std::size_t at = start;
+    while (order[at] != start) {
+      items[at] = std::move(items[order[at]]);
+      placed[at] = true;
+      at = order[at];
+    }
+    items[at] = std::move(held);
+    placed[at] = true;
+  }
+}
+
+// Steps 3-5 over the items of one thread, in place: `items` becomes the view.
+void build_view(ViewItems items, ViewMode mode) {
+  std::vector<Message>& messages = items.messages;
   // Step 3: attachments move up to just after the nearest assistant message or tool
   // result message before them (Claude Code's reorderAttachmentsForAPI).
   std::vector<std::size_t> order;
-  order.reserve(items.size());
+  order.reserve(messages.size());
   std::vector<std::size_t> lifted;
   std::vector<std::size_t> rest;
   auto close_segment = [&] {
@@ -262,8 +316,8 @@ ApiConversation build_view(std::vector<ApiMessage> items, ViewMode mode) {
     lifted.clear();
     rest.clear();
   };
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    Message& m = items[i].message;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    Message& m = messages[i];
     if (m.kind == Kind::attachment) {
       m.kind = Kind::turn;
       lifted.push_back(i);
@@ -275,45 +329,53 @@ ApiConversation build_view(std::vector<ApiMessage> items, ViewMode mode) {
     }
   }
   close_segment();
+  apply_order(messages, order);
+  if (items.with_origins) {
+    apply_order(items.origins, order);
+  }
 
   // Steps 4 and 5: the records of one response become one assistant message, and
-  // messages of one role in a row become one.
-  ApiConversation out;
-  out.reserve(order.size());
+  // messages of one role in a row become one. The view is written over the items
+  // (`kept` of them so far): an item joins one before it, or moves down to `kept`.
+  std::size_t kept = 0;
   // As Claude Code does, a piece of a response joins an earlier piece of it found by
   // looking back over assistant messages and tool results. The look-back is an
   // index (looking back message by message was quadratic: an agent run of 40,000
   // tool calls took a minute): the last assistant message of each response id
   // since the last message that is neither.
   std::unordered_map<std::string, std::size_t> response_at;
-  for (std::size_t i : order) {
-    ApiMessage& item = items[i];
-    Message& m = item.message;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    Message& m = messages[i];
     if (m.role == Role::assistant && m.is_turn() && !m.meta->message_id.empty() &&
         !format_traits(m.origin).ids_name_alternatives) {
       auto found = response_at.find(m.meta->message_id);
       if (found != response_at.end()) {
-        append_api(out[found->second], std::move(item), origins);
+        items.append(found->second, i);
         continue;
       }
     }
     bool tool_join = mode.tool_messages && m.role == Role::tool;
-    if (!out.empty() &&
-        (joins(out.back().message, m) || (tool_join && out.back().message.role == Role::tool))) {
-      append_api(out.back(), std::move(item), origins);
-      continue;
+    if (kept > 0) {
+      Message& last = messages[kept - 1];
+      if (joins(last, m) || (tool_join && last.role == Role::tool)) {
+        items.append(kept - 1, i);
+        continue;
+      }
     }
-    out.push_back(std::move(item));
-    const Message& added = out.back().message;
+    if (i != kept) {
+      items.move_down(kept, i);
+    }
+    ++kept;
+    const Message& added = messages[kept - 1];
     if (added.role == Role::assistant) {
       if (added.is_turn() && !added.meta->message_id.empty()) {
-        response_at[added.meta->message_id] = out.size() - 1;
+        response_at[added.meta->message_id] = kept - 1;
       }
     } else if (added.role != Role::user || !starts_with_tool_result(added)) {
       response_at.clear();  // the look-back stops here
     }
   }
-  return out;
+  items.keep(kept);
 }
 
 
@@ -335,19 +397,51 @@ std::vector<ApiConversation> views(std::vector<Message>& records, const Normaliz
     }
   }
   std::vector<bool> used(records.size(), false);
-  // Step 2 for every thread, then the records go (their messages are in the items
-  // now) before steps 3-5 build each view beside its items: a conversation is held
-  // twice at most, not three times (records, items and view; 5 million short
-  // records took 15 GB).
-  std::vector<std::vector<ApiMessage>> items;
-  items.reserve(threads.size());
-  for (const std::vector<std::size_t>& thread : threads) {
-    items.push_back(view_items(records, thread, used, mode));
+  std::vector<ApiConversation> views;
+  views.reserve(threads.size());
+  if (threads.size() == 1 && std::is_sorted(threads[0].begin(), threads[0].end())) {
+    // One thread in file order: its messages are written over the records (one
+    // never lands after the record it is made from), so that a conversation is held
+    // once, not twice (a view beside its records was most of the memory of a long
+    // conversation of short records).
+    ApiConversation& view = views.emplace_back();
+    if (mode.origins) {
+      view.origins.reserve(threads[0].size());
+    }
+    std::size_t count = 0;
+    view_items(records, threads[0], used, mode, [&](Message&& m, ApiOrigins&& from) {
+      if (&m != &records[count]) {  // a record kept where it is
+        records[count] = std::move(m);
+      }
+      ++count;
+      if (mode.origins) {
+        view.origins.push_back(std::move(from));
+      }
+    });
+    records.erase(records.begin() + static_cast<std::ptrdiff_t>(count), records.end());
+    view.messages = std::move(records);
+  } else {
+    // Step 2 for every thread, then the records go (their messages are in the
+    // views now) before steps 3-5 build each view in place: a conversation is held
+    // twice at most.
+    for (const std::vector<std::size_t>& thread : threads) {
+      ApiConversation& view = views.emplace_back();
+      view.messages.reserve(thread.size());
+      if (mode.origins) {
+        view.origins.reserve(thread.size());
+      }
+      view_items(records, thread, used, mode, [&](Message&& m, ApiOrigins&& from) {
+        view.messages.push_back(std::move(m));
+        if (mode.origins) {
+          view.origins.push_back(std::move(from));
+        }
+      });
+    }
   }
   std::vector<Message>().swap(records);
   std::vector<ApiConversation> out;
-  for (std::vector<ApiMessage>& thread_items : items) {
-    ApiConversation view = build_view(std::move(thread_items), mode);
+  for (ApiConversation& view : views) {
+    build_view(ViewItems{view.messages, view.origins, mode.origins}, mode);
     if (!view.empty()) {
       out.push_back(std::move(view));
     }
@@ -366,12 +460,18 @@ std::vector<std::vector<Message>> normalize_for_api(std::vector<Message> records
                                                     const NormalizeOptions& options) {
   std::vector<std::vector<Message>> out;
   for (ApiConversation& view : views(records, options, ViewMode{})) {
-    std::vector<Message> messages = repair_for_api(std::move(view), options);
+    std::vector<Message> messages = repair_for_api(std::move(view.messages), options);
     if (!messages.empty()) {
       out.push_back(std::move(messages));
     }
   }
   return out;
+}
+
+ApiMessage ApiConversation::operator[](std::size_t i) const {
+  static const ApiOrigins k_none;
+  const ApiOrigins& from = i < origins.size() ? origins[i] : k_none;
+  return ApiMessage{messages[i], from.origin, from.blocks};
 }
 
 void slim_for_api(Message& record) {

@@ -56,16 +56,53 @@ struct BlockOrigin {
                                 // the content as a whole or a block convo made up
 };
 
-// One message as the API sees it, and where its parts came from.
-struct ApiMessage {
-  Message message;                         // role user, assistant or system (or a role
-                                           // the API does not have, for check to report)
-  BlockOrigin origin;                      // the first record it was made from
-  std::vector<BlockOrigin> block_origins;  // one per block when the content is blocks
+// Where one message of the API's view came from.
+struct ApiOrigins {
+  BlockOrigin origin;               // the first record it was made from
+  std::vector<BlockOrigin> blocks;  // one per block when the content is blocks
 };
 
-// One conversation as the API sees it.
-using ApiConversation = std::vector<ApiMessage>;
+// One message as the API sees it, and where its parts came from: a view of one
+// message of an ApiConversation, valid while it is.
+struct ApiMessage {
+  const Message& message;  // role user, assistant or system (or a role the API does
+                           // not have, for check to report)
+  const BlockOrigin& origin;                      // the first record it was made from
+  const std::vector<BlockOrigin>& block_origins;  // one per block when the content is blocks
+};
+
+// One conversation as the API sees it: its messages, and where each came from, in
+// vectors of their own so that the messages can be built over the records they are
+// made from (a conversation is then held once).
+class ApiConversation {
+ public:
+  std::vector<Message> messages;
+  std::vector<ApiOrigins> origins;  // one per message; empty when not asked for
+
+  std::size_t size() const { return messages.size(); }
+  bool empty() const { return messages.empty(); }
+  ApiMessage operator[](std::size_t i) const;
+  ApiMessage front() const { return (*this)[0]; }
+  ApiMessage back() const { return (*this)[size() - 1]; }
+
+  // Iterates over the messages as ApiMessages.
+  class Iterator {
+   public:
+    Iterator(const ApiConversation& view, std::size_t at) : m_view(&view), m_at(at) {}
+    ApiMessage operator*() const { return (*m_view)[m_at]; }
+    Iterator& operator++() {
+      ++m_at;
+      return *this;
+    }
+    bool operator==(const Iterator& other) const { return m_at == other.m_at; }
+
+   private:
+    const ApiConversation* m_view;
+    std::size_t m_at;
+  };
+  Iterator begin() const { return {*this, 0}; }
+  Iterator end() const { return {*this, size()}; }
+};
 
 // Steps 1-5 of normalize-for-api: the conversations in `records` (one group of
 // records, in file order) as the API would see them if they were sent as recorded.

@@ -471,6 +471,18 @@ Message decode_again(const Message& message) {
   return std::move(decoded.front());
 }
 
+// The first `n` of `values`, taken out of it: the vector itself, not a copy beside
+// it (8 bytes a message of a conversation held whole), with what follows (the one
+// message of the next conversation) left in `values`.
+template <typename T>
+std::vector<T> take_front(std::vector<T>& values, std::size_t n) {
+  std::vector<T> rest(values.begin() + static_cast<std::ptrdiff_t>(n), values.end());
+  values.resize(n);
+  std::vector<T> front = std::move(values);
+  values = std::move(rest);
+  return front;
+}
+
 // Holds one conversation at a time (through ConversationStage), counting each
 // message's tokens as it comes and releasing the content of those that will be
 // written as their bytes.
@@ -501,10 +513,8 @@ class TrimStage final : public StreamStage {
   // flush (the first of the next session) has been counted already and stays.
   std::vector<Message> trim_held(std::vector<Message> conversation) {
     const std::size_t n = conversation.size();
-    std::vector<std::int64_t> counts(m_counts.begin(), m_counts.begin() + static_cast<std::ptrdiff_t>(n));
-    std::vector<bool> released(m_released.begin(), m_released.begin() + static_cast<std::ptrdiff_t>(n));
-    m_counts.erase(m_counts.begin(), m_counts.begin() + static_cast<std::ptrdiff_t>(n));
-    m_released.erase(m_released.begin(), m_released.begin() + static_cast<std::ptrdiff_t>(n));
+    std::vector<std::int64_t> counts = take_front(m_counts, n);
+    std::vector<bool> released = take_front(m_released, n);
     m_counter->count_across(conversation, counts);
     Restore restore = [&released](const Message& message, std::size_t index) {
       return released[index] ? decode_again(message) : message;
