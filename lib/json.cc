@@ -480,7 +480,11 @@ class TypeOnlyHandler {
 }  // namespace
 
 std::optional<rapidjson::Type> json_text_type(std::string_view text) {
-  std::string copy;
+  // One buffer a thread, kept: every tool call a conversion writes is checked here.
+  thread_local std::string copy;
+  if (copy.capacity() > (std::size_t{1} << 22)) {
+    std::string().swap(copy);  // not kept after a huge one
+  }
   reserve_parse_padding(copy, text.size());
   copy.assign(text);
   TypeOnlyHandler handler;

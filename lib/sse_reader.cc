@@ -13,6 +13,19 @@ bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f'; 
 
 }  // namespace
 
+Location StreamEvent::at(std::size_t offset) const {
+  Location location = where;
+  std::size_t newline = sse ? std::string::npos : data.rfind('\n', offset == 0 ? 0 : offset - 1);
+  if (newline == std::string::npos || offset == 0) {
+    location.column = data_column + offset;
+    return location;
+  }
+  location.line += static_cast<std::uint64_t>(
+      std::count(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(newline) + 1, '\n'));
+  location.column = offset - newline;
+  return location;
+}
+
 StreamEventReader::StreamEventReader(std::unique_ptr<ByteSource> input, std::string display_name)
     : m_input(std::move(input)),
       m_file(std::make_shared<const std::string>(std::move(display_name))) {}

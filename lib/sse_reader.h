@@ -22,6 +22,11 @@ struct StreamEvent {
   Location where;    // the first line of the event's data
   std::size_t data_column = 1;  // where the data starts on that line, from 1
   bool sse = false;  // framed as SSE (false: a bare JSON line)
+
+  // Where byte `offset` of `data` is: on a later line when an array element spread
+  // over lines has line breaks before it (SSE data lines joined by "\n" are
+  // counted from the event's first line, as before).
+  Location at(std::size_t offset) const;
 };
 
 // Reads events from a byte stream. Lines end in LF or CRLF; a UTF-8 byte order

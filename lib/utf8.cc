@@ -3,6 +3,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace convo {
 
 // Ours rather than utfcpp's utf8::find_invalid (Debian libutfcpp-dev): on 4 MB of
@@ -13,6 +17,29 @@ std::optional<std::size_t> find_invalid_utf8(std::string_view text) {
   const std::size_t n = text.size();
   std::size_t i = 0;
   while (i < n) {
+#if defined(__SSE2__)
+    // ASCII 64 bytes a step, then to the first byte with its high bit set: a check
+    // of every byte a record is re-encoded into (EncoderBase) is otherwise 4% of a
+    // conversion's time.
+    while (i + 64 <= n) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 16));
+      const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 32));
+      const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 48));
+      if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d))) != 0) {
+        break;
+      }
+      i += 64;
+    }
+    if (i + 16 <= n) {
+      const int high = _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i)));
+      if (high == 0) {
+        i += 16;
+        continue;
+      }
+      i += static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(high)));
+    }
+#else
     if (i + 16 <= n) {
       std::uint64_t a = 0;
       std::uint64_t b = 0;
@@ -23,6 +50,7 @@ std::optional<std::size_t> find_invalid_utf8(std::string_view text) {
         continue;
       }
     }
+#endif
     const unsigned char c = p[i];
     if (c < 0x80) {
       ++i;

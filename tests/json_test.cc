@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "json.h"
+#include "utf8.h"
 
 using namespace convo;
 
@@ -247,4 +249,47 @@ TEST_CASE("parse_json and json_text_type agree with the in-place parse on string
   CHECK_FALSE(convo::json_text_type(std::string(1001, '[') + std::string(1001, ']')));
   CHECK(convo::json_text_type(std::string(1000, '[') + std::string(1000, ']')) ==
         rapidjson::kArrayType);
+}
+
+// Byte-at-a-time reference for find_invalid_utf8's block skipping: the first byte
+// that does not begin a well-formed sequence (Unicode 15, table 3-7).
+static std::optional<std::size_t> first_invalid_utf8(const std::string& text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    unsigned c = p[i];
+    std::size_t length = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+                                                                   : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (length == 0 || i + length > text.size()) {
+      return i;
+    }
+    unsigned low = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+    unsigned high = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+    for (std::size_t k = 1; k < length; ++k) {
+      unsigned b = p[i + k];
+      if (k == 1 ? (b < low || b > high) : (b & 0xC0) != 0x80) {
+        return i;
+      }
+    }
+    i += length;
+  }
+  return std::nullopt;
+}
+
+TEST_CASE("find_invalid_utf8 finds the first bad byte wherever it falls in the 64- and 16-byte steps",
+          "[utf8]") {
+  const std::vector<std::string> pieces = {"\xC3\xA9", "\xE2\x94\x80", "\xF0\x9F\x98\x80", "\xFF",
+                                           "\xC3",     "\xED\xA0\x80", "\xE0\x80\x80",     "\x80"};
+  for (std::size_t length : {0, 1, 15, 16, 17, 63, 64, 65, 127, 128, 200}) {
+    for (std::size_t at = 0; at <= length; at += (length > 20 ? 7 : 1)) {
+      for (const std::string& piece : pieces) {
+        std::string text(length, 'a');
+        text.insert(at, piece);
+        INFO("length " << length << ", at " << at << ", piece of " << piece.size());
+        CHECK(find_invalid_utf8(text) == first_invalid_utf8(text));
+        text.append(std::string(70, 'b'));
+        CHECK(find_invalid_utf8(text) == first_invalid_utf8(text));
+      }
+    }
+  }
 }

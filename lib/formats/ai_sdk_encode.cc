@@ -24,7 +24,7 @@ void write_input(JsonWriter& w, const Block& call) {
     call.input_value->Accept(w);
     return;
   }
-  std::string text = call.input_json();
+  std::string_view text = call.input.empty() ? std::string_view("{}") : std::string_view(call.input);
   if (!json_text_type(text)) {
     write_string(w, text);
   } else {
@@ -212,7 +212,8 @@ class AiSdkEncoder final : public EncoderBase {
     } else {
       text = m.content.text;
     }
-    rapidjson::StringBuffer buffer;
+    PooledBuffer pooled;
+    rapidjson::StringBuffer& buffer = pooled.get();
     JsonWriter writer(buffer);
     ObjectWriter object(writer, original);
     object.set_string("role", "system").set_string("content", text);
@@ -222,7 +223,8 @@ class AiSdkEncoder final : public EncoderBase {
 
   std::string model_message(const Message& m, const JsonValue* original, std::string_view role,
                             const Content& content) {
-    rapidjson::StringBuffer buffer;
+    PooledBuffer pooled;
+    rapidjson::StringBuffer& buffer = pooled.get();
     JsonWriter writer(buffer);
     ObjectWriter object(writer, original);
     object.set_string("role", role);
@@ -485,7 +487,8 @@ class AiSdkEncoder final : public EncoderBase {
       }
       return nullptr;
     };
-    rapidjson::StringBuffer buffer;
+    PooledBuffer pooled;
+    rapidjson::StringBuffer& buffer = pooled.get();
     JsonWriter writer(buffer);
     ObjectWriter object(writer, original);
     if (m.modified && m.role != Role::tool) {

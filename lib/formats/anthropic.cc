@@ -4,6 +4,7 @@
 
 #include "formats/anthropic_blocks.h"
 #include "formats/fields.h"
+#include "formats/json_out.h"
 #include "formats/mapping.h"
 #include "formats/object_writer.h"
 
@@ -207,7 +208,8 @@ class AnthropicEncoder final : public EncoderBase {
     if (anthropic_drops_all(message.content, uses_anthropic_blocks(message.origin), drop_block)) {
       return;
     }
-    rapidjson::StringBuffer buffer;
+    PooledBuffer pooled;
+    rapidjson::StringBuffer& buffer = pooled.get();
     JsonWriter writer(buffer);
     ObjectWriter object(writer, same_format(message) ? message.json : nullptr);
     object.set_string("role", role);

@@ -190,7 +190,8 @@ class CodexEncoder final : public EncoderBase {
         values.push_back(line(time, "response_item", m_items[i]));
         continue;
       }
-      rapidjson::StringBuffer buffer;
+      PooledBuffer pooled;
+      rapidjson::StringBuffer& buffer = pooled.get();
       JsonWriter w(buffer);
       ObjectWriter object(w, &root);
       object.set_string("timestamp", time);
@@ -238,7 +239,8 @@ class CodexEncoder final : public EncoderBase {
     std::string id = source.empty()   ? derived_uuid("codex-session:" + file)
                      : is_uuid(source) ? source
                                        : derived_uuid("codex-session:" + source);
-    rapidjson::StringBuffer buffer;
+    PooledBuffer pooled;
+    rapidjson::StringBuffer& buffer = pooled.get();
     JsonWriter w(buffer);
     w.StartObject();
     w.Key("id");
@@ -270,7 +272,8 @@ class CodexEncoder final : public EncoderBase {
     static constexpr std::string_view k_keys[] = {"input_tokens", "cached_input_tokens",
                                                   "output_tokens", "reasoning_output_tokens",
                                                   "total_tokens"};
-    rapidjson::StringBuffer buffer;
+    PooledBuffer pooled;
+    rapidjson::StringBuffer& buffer = pooled.get();
     JsonWriter w(buffer);
     auto counts = [&](bool totals) {
       w.StartObject();
@@ -302,17 +305,24 @@ class CodexEncoder final : public EncoderBase {
   }
 
   std::string line(std::string_view time, std::string_view type, std::string_view payload) {
-    rapidjson::StringBuffer buffer;
+    PooledBuffer pooled;
+    rapidjson::StringBuffer& buffer = pooled.get();
     JsonWriter w(buffer);
     w.StartObject();
     w.Key("timestamp");
     write_string(w, time);
     w.Key("type");
     write_string(w, type);
-    w.Key("payload");
-    write_raw(w, payload);
     w.EndObject();
-    return std::string(buffer.GetString(), buffer.GetSize());
+    // The payload, most of the line, is copied once, straight after the members
+    // above (their object without its closing brace), rather than into the writer
+    // and out again: the same bytes as writing it as the object's third member.
+    std::string_view head(buffer.GetString(), buffer.GetSize() - 1);
+    constexpr std::string_view k_key = ",\"payload\":";
+    std::string out;
+    out.reserve(head.size() + k_key.size() + payload.size() + 1);
+    out.append(head).append(k_key).append(payload).push_back('}');
+    return out;
   }
 
   std::vector<std::string> m_items;

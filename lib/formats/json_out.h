@@ -1,14 +1,54 @@
 // Small writing helpers shared by the format encoders.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "json.h"
 #include "message.h"
 
 namespace convo {
+
+// A cleared StringBuffer to write one value into, lent from a pool of the thread
+// and given back when this goes: a fresh buffer for each record starts at 256
+// bytes and is copied at every step it grows (and once to the length of each long
+// string times six, RapidJSON's reserve for escapes). Lends nest (one lend a
+// level). A buffer past 1 MB is freed when given back, so memory stays flat.
+class PooledBuffer {
+ public:
+  PooledBuffer() {
+    Pool& pool = pool_of_thread();
+    if (pool.lent == pool.buffers.size()) {
+      pool.buffers.push_back(std::make_unique<rapidjson::StringBuffer>());
+    }
+    m_buffer = pool.buffers[pool.lent++].get();
+  }
+  ~PooledBuffer() {
+    m_buffer->Clear();
+    if (m_buffer->stack_.GetCapacity() > (std::size_t{1} << 20)) {
+      m_buffer->ShrinkToFit();
+    }
+    --pool_of_thread().lent;
+  }
+  PooledBuffer(const PooledBuffer&) = delete;
+  PooledBuffer& operator=(const PooledBuffer&) = delete;
+
+  rapidjson::StringBuffer& get() { return *m_buffer; }
+
+ private:
+  struct Pool {
+    std::vector<std::unique_ptr<rapidjson::StringBuffer>> buffers;
+    std::size_t lent = 0;
+  };
+  static Pool& pool_of_thread() {
+    thread_local Pool pool;
+    return pool;
+  }
+  rapidjson::StringBuffer* m_buffer;
+};
 
 // Writes `text` as a JSON string (it may hold NUL bytes).
 inline void write_string(JsonWriter& w, std::string_view text) {
@@ -51,7 +91,8 @@ inline bool write_tool_input(JsonWriter& w, const Block& block) {
     block.input_value->Accept(w);
     return true;
   }
-  std::string text = block.input_json();
+  // The text itself, not input_json()'s copy.
+  std::string_view text = block.input.empty() ? std::string_view("{}") : std::string_view(block.input);
   if (json_text_type(text) != rapidjson::kObjectType) {
     return false;
   }

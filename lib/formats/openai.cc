@@ -415,7 +415,8 @@ class OpenAIEncoder final : public EncoderBase {
 
  private:
   std::string tool_message(const Message& m, const Block& block) {
-    rapidjson::StringBuffer buffer;
+    PooledBuffer pooled;
+    rapidjson::StringBuffer& buffer = pooled.get();
     JsonWriter writer(buffer);
     bool patch = same_format(m) && m.role == Role::tool;
     ObjectWriter object(writer, patch ? m.json : nullptr);
@@ -470,7 +471,8 @@ class OpenAIEncoder final : public EncoderBase {
   // dropped (an assistant record holding only a thinking block).
   std::optional<std::string> plain_message(const Message& m,
                                            const std::vector<const Block*>& blocks) {
-    rapidjson::StringBuffer buffer;
+    PooledBuffer pooled;
+    rapidjson::StringBuffer& buffer = pooled.get();
     JsonWriter writer(buffer);
     const bool same = same_format(m);
     ObjectWriter object(writer, same ? m.json : nullptr);

@@ -123,7 +123,8 @@ void decode_call(const JsonValue& item, const std::string& path, std::string_vie
   if (type == "custom_tool_call") {
     // Free-text input: other formats get it as the object {"input": TEXT}.
     std::string text(optional_string(item, "input", path).value_or(""));
-    rapidjson::StringBuffer buffer;
+    PooledBuffer pooled;
+    rapidjson::StringBuffer& buffer = pooled.get();
     JsonWriter w(buffer);
     w.StartObject();
     w.Key("input");
@@ -508,7 +509,8 @@ class ItemWriter {
   }
 
   void write_message(const std::vector<const Block*>& parts) {
-    rapidjson::StringBuffer buffer;
+    PooledBuffer pooled;
+    rapidjson::StringBuffer& buffer = pooled.get();
     JsonWriter w(buffer);
     const JsonValue* was = original("message");
     m_used_original = m_used_original || was != nullptr;
@@ -563,7 +565,8 @@ class ItemWriter {
     if (was != nullptr && was == m_m.json) {
       m_used_original = true;
     }
-    rapidjson::StringBuffer buffer;
+    PooledBuffer pooled;
+    rapidjson::StringBuffer& buffer = pooled.get();
     JsonWriter w(buffer);
     ObjectWriter item(w, was);
     item.set_string("type", type);
@@ -593,7 +596,8 @@ class ItemWriter {
     if (result.is_error.value_or(false)) {
       m_drop("tool error flags");
     }
-    rapidjson::StringBuffer buffer;
+    PooledBuffer pooled;
+    rapidjson::StringBuffer& buffer = pooled.get();
     JsonWriter w(buffer);
     ObjectWriter item(w, was);
     item.set_string("type", type);
@@ -638,7 +642,8 @@ class ItemWriter {
     if (thinking.signature) {
       m_drop("thinking signatures");
     }
-    rapidjson::StringBuffer buffer;
+    PooledBuffer pooled;
+    rapidjson::StringBuffer& buffer = pooled.get();
     JsonWriter w(buffer);
     ObjectWriter item(w, was);
     item.set_string("type", "reasoning");

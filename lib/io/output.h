@@ -17,7 +17,7 @@ class Output {
 
   void write(std::string_view bytes) {
     m_buffer.append(bytes);
-    if (m_buffer.size() >= k_flush_at) {
+    if (m_buffer.size() >= k_flush_at && ready_to_flush()) {
       flush_ready();
     }
   }
@@ -25,7 +25,7 @@ class Output {
   void write_line(std::string_view line) {
     m_buffer.append(line);
     m_buffer.push_back('\n');
-    if (m_buffer.size() >= k_flush_at) {
+    if (m_buffer.size() >= k_flush_at && ready_to_flush()) {
       flush_ready();
     }
   }
@@ -42,7 +42,14 @@ class Output {
   }
   bool holding() const { return m_holding; }
   // Everything written so far is complete: it may be written out.
-  void mark_complete() { m_complete = m_buffer.size(); }
+  // While holding, the buffer is written out here once past the flush point (rather
+  // than in the middle of a record, which would then be moved to the buffer's start).
+  void mark_complete() {
+    m_complete = m_buffer.size();
+    if (m_holding && m_complete >= k_flush_at) {
+      flush_ready();
+    }
+  }
   // While holding, drops what was written since the last `mark_complete`.
   void discard_incomplete() {
     if (m_holding) {
@@ -57,6 +64,8 @@ class Output {
  private:
   // Writes out what may be written: all, or the complete part while holding.
   void flush_ready();
+  // Not holding, or holding a flush point's worth of complete output.
+  bool ready_to_flush() const { return !m_holding || m_complete >= k_flush_at; }
 
   static constexpr std::size_t k_flush_at = std::size_t{1} << 18;
   std::string m_buffer;

@@ -92,8 +92,7 @@ class StreamAssembler {
     }
     JsonDoc doc;
     if (auto error = parse_json(event.data, doc)) {
-      Location where = event.where;
-      where.column = event.data_column + error->offset;
+      Location where = event.at(error->offset);
       fail_current(fmt::format("event data is not JSON: {}", error->message), where);
       return;
     }

@@ -42,6 +42,23 @@ class HeadSource final : public ByteSource {
   std::unique_ptr<ByteSource> m_rest;
 };
 
+// Reads from `source` and keeps a copy of every byte it hands out in `copy`, so that
+// what a look ahead read can be read again (through a HeadSource).
+class TeeSource final : public ByteSource {
+ public:
+  TeeSource(ByteSource& source, std::string& copy) : m_source(source), m_copy(copy) {}
+
+  std::size_t read(char* buffer, std::size_t size) override {
+    std::size_t n = m_source.read(buffer, size);
+    m_copy.append(buffer, n);
+    return n;
+  }
+
+ private:
+  ByteSource& m_source;
+  std::string& m_copy;
+};
+
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 // Reads `input` up to the end of its first line that is not blank (no further: a
@@ -95,6 +112,36 @@ bool begins_stream(std::string_view line, const std::vector<std::unique_ptr<Stre
   }
   if (string_member(doc, "type").value_or("") == "error") {
     return true;
+  }
+  return std::any_of(readers.begin(), readers.end(),
+                     [&](const auto& reader) { return reader->reads_parts() && reader->is_event(doc); });
+}
+
+// True when the input, whose first line is `line` and whose bytes read so far are
+// `head`, is a JSON array whose first element is an event one of `readers` claims
+// (Gemini's streamGenerateContent without `alt=sse`: `[{...},\n{...}]`). A JSON array
+// of messages is not. Reads the first element whole; what it reads is added to
+// `head`.
+bool begins_event_array(std::string_view line, ByteSource& input, std::string& head,
+                        const std::vector<std::unique_ptr<StreamReader>>& readers) {
+  std::size_t first = line.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || line[first] != '[') {
+    return false;
+  }
+  // The element is read by the reader that will read the stream, from the bytes
+  // read so far and then the input, each new byte kept in `head`.
+  std::string more;
+  StreamEventReader look(
+      std::make_unique<HeadSource>(head, std::make_unique<TeeSource>(input, more)), "");
+  StreamEvent element;
+  bool read = look.next(element);
+  head += more;
+  if (!read) {
+    return false;
+  }
+  JsonDoc doc;
+  if (parse_json(element.data, doc) || !doc.IsObject()) {
+    return false;
   }
   return std::any_of(readers.begin(), readers.end(),
                      [&](const auto& reader) { return reader->reads_parts() && reader->is_event(doc); });
@@ -162,8 +209,7 @@ class Translator {
     }
     JsonDoc doc;
     if (auto error = parse_json(event.data, doc)) {
-      Location where = event.where;
-      where.column = event.data_column + error->offset;
+      Location where = event.at(error->offset);
       fail(fmt::format("event data is not JSON: {}", error->message), "api_error", where);
     }
     if (!doc.IsObject()) {
@@ -526,9 +572,11 @@ StreamCommandStats write_streams(const StreamCommandOptions& options, Output& ou
     std::unique_ptr<ByteSource> input = decompressing(open(path), name);
     std::string head;
     std::string line = first_line(*input, head);
-    auto source = std::make_unique<HeadSource>(std::move(head), std::move(input));
     std::vector<std::unique_ptr<StreamReader>> readers = part_readers();
-    if (!line.empty() && begins_stream(line, readers)) {
+    bool stream = !line.empty() && (begins_stream(line, readers) ||
+                                    begins_event_array(line, *input, head, readers));
+    auto source = std::make_unique<HeadSource>(std::move(head), std::move(input));
+    if (stream) {
       Translator translator(options, out, loss, stats, diagnostics);
       StreamEventReader reader(std::move(source), name);
       translator.run(reader);

@@ -9,7 +9,9 @@
 // other parts come whole. Then across protocols: Anthropic bodies streamed by
 // convo, translated live to Gemini by a second `convo stream --to gemini`, read by
 // the Gemini SDK; and Gemini bodies translated to Anthropic, read by the Anthropic
-// SDK. Last, an error event and a cut-off stream make the Gemini SDK raise.
+// SDK; and Gemini streams saved as a JSON array (REST without alt=sse), translated
+// by convo back to SSE for the Gemini SDK. Last, an error event and a cut-off
+// stream make the Gemini SDK raise.
 //
 //   node gemini_streams.mjs --convo BINARY [--corpus DIR]
 //
@@ -272,6 +274,9 @@ async function check(name, file, expected, losses, read, command) {
   console.log(`*** ${name}: ${file}\n  expected ${JSON.stringify(expected).slice(0, 1500)}\n  SDK gave  ${JSON.stringify(got).slice(0, 1500)}`);
 }
 
+// SSE `data:` lines to the JSON array streamGenerateContent returns without
+// alt=sse: `[{...}\n,\r\n{...}]`.
+const asArray = String.raw`awk 'BEGIN { printf "[" } /^data: / { if (n++) printf "\n,\r\n"; printf "%s", substr($0, 7) } END { print "]" }'`;
 for (const file of bodies) {
   let body;
   try {
@@ -287,6 +292,11 @@ for (const file of bodies) {
     await check("gemini body -> gemini stream -> convo -> anthropic stream -> Anthropic SDK", file,
                 geminiAsAnthropic(body, crossLosses), crossLosses, anthropicReads,
                 `${q} stream --to gemini --chunk-size 5 "$1" 2>/dev/null | ${q} stream --to anthropic 2>/dev/null`);
+    // The same chunks as REST sends them without alt=sse: one JSON array.
+    const arrayLosses = [];
+    await check("gemini body -> gemini stream as a JSON array -> convo -> gemini stream -> @google/genai", file,
+                geminiView(body, arrayLosses), arrayLosses, geminiReads,
+                `${q} stream --to gemini --chunk-size 7 "$1" 2>/dev/null | ${asArray} | ${q} stream --to gemini 2>/dev/null`);
   } else if (body?.type === "message" && Array.isArray(body.content)) {
     const losses = [];
     await check("anthropic body -> anthropic stream -> convo -> gemini stream -> @google/genai", file,
