@@ -7,7 +7,8 @@ compared, record by record as JSON, with `convert --to TARGET | convert --from
 TARGET --to SOURCE` (the round trip). Each differing JSON path, normalised (array
 indices dropped; an array element present on one side only is named by its "type",
 e.g. `message.content.thinking`; a whole record present on one side only is
-`<record>.TYPE`; changed elements are paired by kind before position; members
+`<record>.TYPE`; changed elements are paired by kind before position, or by what
+they say (kind and content) first when that names fewer differences; members
 that are null, [] or {} count as absent, as do `"is_error": false`, the API's
 default, an empty content string and a Chat tool call's `"type": "function"`; a content of one plain text block as its string, and a content string
 against a list of blocks as one text block; a request or response body's messages
@@ -68,7 +69,10 @@ COVERS = {
         "permission_mode", "thinking_metadata", "todos", "level", "subtype",
         "tool_use_result", "is_api_error_message", "source_tool_use_id",
         "source_tool_assistant_uuid", "is_snapshot_update", "leaf_uuid",
-        "mcp_meta", "planning_mode"},
+        "mcp_meta", "planning_mode",
+        # Claude Code 2.x's: the client that ran the session, the prompt a record answers,
+        # where a user record came from (a task notification), an agent team's name.
+        "entrypoint", "prompt_id", "origin", "team_name"},
     "message ids": {"id", "message_id"},
     "usage": {"usage", "cache_creation", "cache_read_input_tokens",
               "cache_creation_input_tokens", "service_tier", "server_tool_use",
@@ -80,6 +84,14 @@ COVERS = {
     "signatures": {"signature"},
     # OpenAI's filename is an Anthropic document's title (and a Vertex part's displayName).
     "file names": {"filename", "title", "display_name"},
+    "thinking signatures": {"signature"},  # a thinking block's
+    "thought signatures": {"signature", "thought_signature"},  # the same, as Gemini calls it
+    # A record with no type that names its kind (the comparison calls it `object`).
+    "unknown records": {"object"},
+    # A tool result whose call the target has no message for is dropped; the user record
+    # that held only it goes with it.
+    "tool results without their call": {"tool_result", "tool_use_id", "user"},
+    "tool results without calls": {"tool_result", "tool_use_id", "user"},
     # OpenAI-compatible providers' thinking is the message's `reasoning` member.
     "thinking blocks": {"thinking", "reasoning", "reasoning_content"},
     # Gemini spells an error result {"error": TEXT}, a result {"output": TEXT}.
@@ -109,7 +121,7 @@ GEMINI_PART_KEYS = ("functionCall", "functionResponse", "inlineData", "fileData"
                     "file_data", "text")
 # Nouns that name the kind of thing, not the thing: "thinking blocks" -> thinking.
 GENERIC = re.compile(r"\s+(blocks?|records?|parts?|fields?|members?|items?|messages?|"
-                     r"of request bodies|of response bodies|of messages|of records|of items|"
+                     r"of request bodies|of response bodies|of response messages|of messages|of records|of items|"
                      r"of chat sessions|of tool calls|of contents|of system instructions|"
                      r"of tools|of usage|of reasoning settings|tools|of [a-z_]+ blocks)$")
 
@@ -305,17 +317,49 @@ def diff_sequences(a, b, path, out, missing_at=None):
         if op == "equal":
             continue
         left, right = a[i1:i2], b[j1:j2]
-        # Changed elements are paired by kind first: a system prompt dropped before a
-        # changed function_call must not be compared with that function_call (it would
-        # name every member of both as a difference); what is left is paired in order.
-        kinds = difflib.SequenceMatcher(None, [kind(x) for x in left], [kind(y) for y in right],
-                                        autojunk=False)
-        for kop, k1, k2, l1, l2 in kinds.get_opcodes():
-            sub_left, sub_right = left[k1:k2], right[l1:l2]
-            for x, y in zip(sub_left, sub_right):
-                diff(x, y, path, out)
-            for extra in sub_left[len(sub_right):] + sub_right[len(sub_left):]:
-                out.add(join(path if missing_at is None else missing_at, kind(extra)))
+        # Two pairings, and the one that names fewer differences (a diff is the smallest
+        # one): by kind alone, or elements that say the same thing (kind and content)
+        # first, whatever changed around them. In a long run of user and assistant
+        # records that all lost their envelopes, pairing by kind alone pairs a record
+        # with its neighbour once one record is dropped, and names every member of both;
+        # anchoring on content can split a run of items of other kinds badly.
+        by_kind, anchored = set(), set()
+        pair_by_kind(left, right, path, by_kind, missing_at)
+        anchors = difflib.SequenceMatcher(None, [anchor(x) for x in left],
+                                          [anchor(y) for y in right], autojunk=False)
+        for aop, m1, m2, n1, n2 in anchors.get_opcodes():
+            if aop == "equal":
+                for x, y in zip(left[m1:m2], right[n1:n2]):
+                    diff(x, y, path, anchored)
+            else:
+                pair_by_kind(left[m1:m2], right[n1:n2], path, anchored, missing_at)
+        out |= anchored if len(anchored - out) < len(by_kind - out) else by_kind
+
+
+def anchor(value):
+    """What an element says apart from its envelope: its kind and its content (a
+    record's `message.content`, a message's `content` or Gemini `parts`); for an
+    element without content, all of it."""
+    if isinstance(value, dict):
+        inner = value.get("message") if isinstance(value.get("message"), dict) else value
+        for key in ("content", "parts"):
+            if key in inner:
+                return canon([kind(value), inner[key]])
+    return canon(value)
+
+
+def pair_by_kind(left, right, path, out, missing_at):
+    """Diffs changed elements paired by kind first: a system prompt dropped before a
+    changed function_call must not be compared with that function_call (it would name
+    every member of both as a difference); what is left is paired in order."""
+    kinds = difflib.SequenceMatcher(None, [kind(x) for x in left], [kind(y) for y in right],
+                                    autojunk=False)
+    for kop, k1, k2, l1, l2 in kinds.get_opcodes():
+        sub_left, sub_right = left[k1:k2], right[l1:l2]
+        for x, y in zip(sub_left, sub_right):
+            diff(x, y, path, out)
+        for extra in sub_left[len(sub_right):] + sub_right[len(sub_left):]:
+            out.add(join(path if missing_at is None else missing_at, kind(extra)))
 
 
 def convo(binary, *args, stdin=None):
