@@ -15,7 +15,13 @@ class Output {
  public:
   virtual ~Output() = default;
 
+  // Bytes of k_flush_at or more (a record of hundreds of MB passed through) go
+  // straight to the destination unless held back: buffering them would copy them.
   void write(std::string_view bytes) {
+    if (bytes.size() >= k_flush_at && !m_holding) {
+      write_through(bytes);
+      return;
+    }
     m_buffer.append(bytes);
     if (m_buffer.size() >= k_flush_at) {
       flush_ready();
@@ -23,6 +29,11 @@ class Output {
   }
   // Writes `line` and a LF.
   void write_line(std::string_view line) {
+    if (line.size() >= k_flush_at && !m_holding) {
+      write_through(line);
+      m_buffer.push_back('\n');
+      return;
+    }
     m_buffer.append(line);
     m_buffer.push_back('\n');
     if (m_buffer.size() >= k_flush_at) {
@@ -57,6 +68,8 @@ class Output {
  private:
   // Writes out what may be written: all, or the complete part while holding.
   void flush_ready();
+  // Flushes what is buffered, then hands `bytes` to the destination uncopied.
+  void write_through(std::string_view bytes);
 
   static constexpr std::size_t k_flush_at = std::size_t{1} << 18;
   std::string m_buffer;
