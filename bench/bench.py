@@ -13,7 +13,8 @@ neighbour slows all of them alike. Peak RSS is the largest seen for a benchmark.
 times) to show that peak memory does not grow with input size.
 --big runs the BIG rows once instead (issue 15): 5 million short lines and a 1 GB
 Claude Code log held as one conversation, through the whole-conversation
-subcommands, with a streaming one beside them for peak RSS; each run is limited to
+subcommands, with a streaming one beside them for peak RSS, and a 500 MB line
+(bench/long_line.py) through filter, convert and check; each run is limited to
 --limit-gb of address space, and a run that reaches it shows as "out of memory".
 
 Add a benchmark by adding a row to BENCHMARKS.
@@ -79,6 +80,8 @@ SHELL_CORPORA["gcli"] = (
     f"for i in $(seq 80); do sed '$!s/$/,/' {ROOT}/bench/out/gcli-once.jsonl; "
     "[ $i -lt 80 ] && printf ','; done; printf ']}'; } | tr -d '\\n'; echo; }")
 CORPORA["cc1g"] = ("claude-code", 265000)  # ~1 GB
+# One record of 500 MB on one line (a Claude Code tool result; bench/long_line.py).
+SHELL_CORPORA["line500"] = f"{sys.executable} {ROOT}/bench/long_line.py --mb 500"
 
 # --big (issue 15): whole-conversation subcommands on big inputs, one run each, with
 # a streaming subcommand on the same input for its peak RSS. cc1g is held as one
@@ -94,6 +97,10 @@ BIG = [
      "{convo} normalize-for-api --group-by file {input}"),
     ("trim --group-by file, budget 100000", "cc1g",
      "{convo} trim --group-by file --max-tokens 100000 {input}"),
+    # Issue 15: a 500 MB line in at most 2x its size.
+    ("filter human,ai (streaming)", "line500", "{convo} filter --include-types human,ai {input}"),
+    ("convert --to openai", "line500", "{convo} convert --to openai {input}"),
+    ("check", "line500", "{convo} check {input} || [ $? -eq 1 ]"),
 ]
 
 # name, corpus, command ({convo}, {parse_only}, {input} are filled in), baseline.

@@ -1,8 +1,10 @@
 // Credentials in decoded text: API keys, tokens, private keys, JWTs and
 // high-entropy password/token/secret assignments (the rules man/convo-check.1
 // lists), plus the user's own patterns and known values. Used by `check --secrets`.
-// One pass over each string: a byte table picks the positions where a rule could
-// start, and only there is a rule tried; user patterns (std::regex) run on top.
+// One pass over each string: SIMD compares of byte pairs, then a look at the third
+// byte, pick the positions where a rule could start, and only there is a rule
+// tried; strings too short for any rule are passed over; user patterns
+// (std::regex) run on top.
 #pragma once
 
 #include <cstddef>
@@ -73,6 +75,7 @@ class SecretScanner {
 
   std::vector<std::regex> m_patterns;
   std::vector<std::string> m_known;
+  bool m_any_length = false;  // user patterns or values, which may match short strings
 };
 
 // What a report shows of a secret: its first 4 characters, an ellipsis and its

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 #include "io/output.h"
 
@@ -45,4 +46,38 @@ TEST_CASE("without holding, discard_incomplete takes nothing back", "[output]") 
   out.discard_incomplete();
   out.flush();
   CHECK(out.emitted == "a\n");
+}
+
+TEST_CASE("a long write reaches the destination uncopied, in order", "[output]") {
+  // Records where each emit's bytes live, to tell a pass-through from a copy.
+  class Pointers final : public Output {
+   public:
+    std::string emitted;
+    std::vector<const char*> starts;
+
+   protected:
+    void emit(std::string_view bytes) override {
+      emitted.append(bytes);
+      starts.push_back(bytes.data());
+    }
+  };
+  Pointers out;
+  const std::string record(1 << 20, 'r');  // 1 MB: past the 256 KB flush point
+  out.write_line("before");
+  out.write_line(record);
+  out.write("after");
+  out.flush();
+  CHECK(out.emitted == "before\n" + record + "\nafter");
+  REQUIRE(out.starts.size() == 3);
+  CHECK(out.starts[1] == record.data());  // the record's own bytes, not a buffered copy
+}
+
+TEST_CASE("a long write while holding back is buffered", "[output]") {
+  Recording out;
+  out.set_holding(true);
+  out.write_line(std::string(1 << 20, 'r'));
+  CHECK(out.emitted.empty());
+  out.discard_incomplete();
+  out.flush();
+  CHECK(out.emitted.empty());
 }

@@ -49,6 +49,11 @@ void Output::flush() {
   m_buffer.swap(pending);  // keep the capacity
 }
 
+void Output::write_through(std::string_view bytes) {
+  flush();
+  emit(bytes);
+}
+
 namespace {
 
 void write_all(int fd, std::string_view bytes, const std::string& name) {

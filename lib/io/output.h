@@ -15,7 +15,13 @@ class Output {
  public:
   virtual ~Output() = default;
 
+  // Bytes of k_flush_at or more (a record of hundreds of MB passed through) go
+  // straight to the destination unless held back: buffering them would copy them.
   void write(std::string_view bytes) {
+    if (bytes.size() >= k_flush_at && !m_holding) {
+      write_through(bytes);
+      return;
+    }
     m_buffer.append(bytes);
     if (m_buffer.size() >= k_flush_at && ready_to_flush()) {
       flush_ready();
@@ -23,6 +29,11 @@ class Output {
   }
   // Writes `line` and a LF.
   void write_line(std::string_view line) {
+    if (line.size() >= k_flush_at && !m_holding) {
+      write_through(line);
+      m_buffer.push_back('\n');
+      return;
+    }
     m_buffer.append(line);
     m_buffer.push_back('\n');
     if (m_buffer.size() >= k_flush_at && ready_to_flush()) {
@@ -66,6 +77,8 @@ class Output {
   void flush_ready();
   // Not holding, or holding a flush point's worth of complete output.
   bool ready_to_flush() const { return !m_holding || m_complete >= k_flush_at; }
+  // Flushes what is buffered, then hands `bytes` to the destination uncopied.
+  void write_through(std::string_view bytes);
 
   static constexpr std::size_t k_flush_at = std::size_t{1} << 18;
   std::string m_buffer;
