@@ -99,6 +99,9 @@ COVERS = {
     "system message roles": {"role"},
     "encrypted reasoning": {"encrypted_content"},
     "item ids": {"id"},
+    # A Responses custom tool call (free-text input) and its output, elsewhere a
+    # function call with the input {"input": TEXT} and its result.
+    "custom tool calls": {"custom_tool_call", "custom_tool_call_output"},
     # A Responses body's `instructions` is compared as the system message it leads with.
     "instructions of response bodies": {"system"},
     "instructions of request bodies": {"system"},
@@ -136,8 +139,8 @@ def covered(loss, path):
     parts = {snake(p) for p in path.split(".")}
     parts |= {p[:-1] for p in parts if p.endswith("s")}
     name = loss.lower()
-    if name in COVERS:
-        return bool(parts & COVERS[name])
+    if parts & COVERS.get(name, set()):
+        return True
     stem = loss  # its case kept: "usageMetadata of response bodies" -> usage_metadata
     while True:
         shorter = GENERIC.sub("", stem)
@@ -284,6 +287,33 @@ def kind(value):
     return type(value).__name__
 
 
+def untimed(value):
+    """`value` without its own time (a record's top-level "timestamp")."""
+    if isinstance(value, dict) and "timestamp" in value:
+        return {k: v for k, v in value.items() if k != "timestamp"}
+    return value
+
+
+def pair_kind(value):
+    """The kind changed elements are paired by first: kind(), a Codex rollout line's
+    refined by its payload's call id or else type (every item line is a
+    `response_item`), so that a function_call is compared with the call it came
+    back as, not with the message or the next call after it."""
+    payload = value.get("payload") if isinstance(value, dict) else None
+    if isinstance(payload, dict) and isinstance(payload.get("call_id"), str):
+        return f"{kind(value)}/{payload['call_id']}"
+    return "/".join(record_kinds(value))
+
+
+def record_kinds(value):
+    """A record's kinds: kind(), and a Codex rollout line's payload type (every item
+    line is a `response_item`; its payload says which)."""
+    payload = value.get("payload") if isinstance(value, dict) else None
+    if isinstance(payload, dict) and isinstance(payload.get("type"), str):
+        return (kind(value), payload["type"])
+    return (kind(value),)
+
+
 def join(path, key):
     return f"{path}.{key}" if path else key
 
@@ -308,32 +338,50 @@ def diff(a, b, path, out):
         out.add(path or "<value>")
 
 
-def diff_sequences(a, b, path, out, missing_at=None):
+def diff_sequences(a, b, path, out, missing_at=None, within=None):
     """Diffs two lists element by element, aligned as difflib aligns them; an element
-    on one side only is named by its kind under `missing_at` (default: `path`)."""
-    matcher = difflib.SequenceMatcher(None, [canon(x) for x in a], [canon(x) for x in b],
-                                      autojunk=False)
+    on one side only is named by its kind under `missing_at` (default: `path`). With
+    `within` (a dict), each path found in a pair of elements also maps to the kinds
+    of the left element of each pair it was found in (record_kinds; none when the
+    two are of different kinds)."""
+    # Aligned on what the elements hold but their times: a trip through a format
+    # without times changes the time of every record, which must not leave the
+    # records unaligned (they are still compared whole, their times too).
+    matcher = difflib.SequenceMatcher(None, [canon(untimed(x)) for x in a],
+                                      [canon(untimed(y)) for y in b], autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
+            for x, y in zip(a[i1:i2], b[j1:j2]):
+                if x != y:
+                    diff(x, y, path, out)
             continue
         left, right = a[i1:i2], b[j1:j2]
         # Two pairings, and the one that names fewer differences (a diff is the smallest
-        # one): by kind alone, or elements that say the same thing (kind and content)
-        # first, whatever changed around them. In a long run of user and assistant
-        # records that all lost their envelopes, pairing by kind alone pairs a record
-        # with its neighbour once one record is dropped, and names every member of both;
-        # anchoring on content can split a run of items of other kinds badly.
+        # one): by kind alone (pair_changed), or elements that say the same thing (kind
+        # and content) first, whatever changed around them. In a long run of user and
+        # assistant records that all lost their envelopes, pairing by kind alone pairs a
+        # record with its neighbour once one record is dropped, and names every member
+        # of both; anchoring on content can split a run of items of other kinds badly.
+        track = within is not None
         by_kind, anchored = set(), set()
-        pair_by_kind(left, right, path, by_kind, missing_at)
+        within_kind, within_anchored = {}, {}
+        pair_changed(left, right, path, by_kind, missing_at, within_kind if track else None)
         anchors = difflib.SequenceMatcher(None, [anchor(x) for x in left],
                                           [anchor(y) for y in right], autojunk=False)
         for aop, m1, m2, n1, n2 in anchors.get_opcodes():
             if aop == "equal":
                 for x, y in zip(left[m1:m2], right[n1:n2]):
-                    diff(x, y, path, anchored)
+                    diff_pair(x, y, path, anchored, within_anchored if track else None)
             else:
-                pair_by_kind(left[m1:m2], right[n1:n2], path, anchored, missing_at)
-        out |= anchored if len(anchored - out) < len(by_kind - out) else by_kind
+                pair_changed(left[m1:m2], right[n1:n2], path, anchored, missing_at,
+                             within_anchored if track else None)
+        chosen, chosen_within = ((anchored, within_anchored)
+                                 if len(anchored - out) < len(by_kind - out)
+                                 else (by_kind, within_kind))
+        out |= chosen
+        if track:
+            for p, kinds in chosen_within.items():
+                within.setdefault(p, set()).update(kinds)
 
 
 def anchor(value):
@@ -348,16 +396,35 @@ def anchor(value):
     return canon(value)
 
 
-def pair_by_kind(left, right, path, out, missing_at):
-    """Diffs changed elements paired by kind first: a system prompt dropped before a
-    changed function_call must not be compared with that function_call (it would name
-    every member of both as a difference); what is left is paired in order."""
-    kinds = difflib.SequenceMatcher(None, [kind(x) for x in left], [kind(y) for y in right],
+def diff_pair(x, y, path, out, within):
+    """Diffs one pair; with `within`, notes the kinds of the record each path was
+    found in. Only a pair of one kind stands for a record and what came back in its
+    place."""
+    if within is None:
+        diff(x, y, path, out)
+        return
+    found = set()
+    diff(x, y, path, found)
+    out |= found
+    for p in found:
+        within.setdefault(p, set()).add(record_kinds(x) if kind(x) == kind(y) else ())
+
+
+def pair_changed(left, right, path, out, missing_at, within, by=None):
+    """Diffs changed elements, paired by kind first: a system prompt dropped before a
+    changed function_call must not be compared with that function_call (it would
+    name every member of both as a difference). Kinds are tried finest first
+    (pair_kind, then kind); what is left is paired in order."""
+    by = by or [pair_kind, kind]
+    kinds = difflib.SequenceMatcher(None, [by[0](x) for x in left], [by[0](y) for y in right],
                                     autojunk=False)
     for kop, k1, k2, l1, l2 in kinds.get_opcodes():
         sub_left, sub_right = left[k1:k2], right[l1:l2]
+        if kop == "replace" and len(by) > 1:
+            pair_changed(sub_left, sub_right, path, out, missing_at, within, by[1:])
+            continue
         for x, y in zip(sub_left, sub_right):
-            diff(x, y, path, out)
+            diff_pair(x, y, path, out, within)
         for extra in sub_left[len(sub_right):] + sub_right[len(sub_left):]:
             out.add(join(path if missing_at is None else missing_at, kind(extra)))
 
@@ -390,11 +457,23 @@ def check_file(binary, source, path):
             continue
         paths = set()
         back_records, back_body = flatten(tidy(records(back)))
-        diff_sequences(own_records, back_records, "", paths, missing_at="<record>")
-        diff(own_body, back_body, "", paths)
+        within = {}
+        diff_sequences(own_records, back_records, "", paths, missing_at="<record>", within=within)
+        body_paths = set()
+        diff(own_body, back_body, "", body_paths)
+        paths |= body_paths
         named = losses(err1) | losses(err2)
         for p in sorted(paths):
             excuse = next((n for n in sorted(named) if covered(n, p)), None)
+            if excuse is None and p in within and p not in body_paths:
+                # Found only in records of kinds whose loss is named ("session_meta
+                # records", "custom tool calls"): such a record did not make the trip
+                # as it was, and what the way back wrote in its place is a new record,
+                # so all its differences are that loss.
+                excuses = [next((n for n in sorted(named) for k in kinds if covered(n, k)), None)
+                           for kinds in sorted(within[p])]
+                if all(excuses):
+                    excuse = excuses[0]
             found.append((target, p, excuse))
     return found
 

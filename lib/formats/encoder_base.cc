@@ -119,6 +119,19 @@ std::string_view container_noun(const Container& container) {
 }  // namespace
 
 void EncoderBase::write(Message&& message, Output& out) {
+  if (m_reply) {
+    if (joins_reply(message)) {
+      join_reply(std::move(message));
+      return;
+    }
+    // Bookkeeping lines between the items (Codex's event_msg, turn_context) are
+    // dropped by every other format: they do not end the reply.
+    bool passes = holds_responses_items(message.origin) && !message.container &&
+                  message.kind != Kind::turn && message.kind != Kind::invalid;
+    if (!passes) {
+      write_reply(out);
+    }
+  }
   if (m_container && message.container != m_container) {
     close_container(out);
   }
@@ -151,7 +164,6 @@ void EncoderBase::write(Message&& message, Output& out) {
     out.write_line(message.raw);
     return;
   }
-  m_values.clear();
   drop_unheld(message);
   if (only_opaque_reasoning(message)) {
     // An encrypted Responses reasoning item (no summary): no format outside the
@@ -160,6 +172,17 @@ void EncoderBase::write(Message&& message, Output& out) {
     drop("reasoning blocks", message);
     return;
   }
+  if (holds_responses_items(message.origin) && !holds_responses_items(m_format) &&
+      !format_info(m_format).splits_replies && !message.container && message.is_turn() &&
+      message.role == Role::assistant) {
+    m_reply = std::move(message);
+    return;
+  }
+  encode_and_write(message, out);
+}
+
+void EncoderBase::encode_and_write(const Message& message, Output& out) {
+  m_values.clear();
   encode(message, m_values);
   for (const std::string& value : m_values) {
     check_utf8(value, message.where, message.raw);
@@ -167,6 +190,60 @@ void EncoderBase::write(Message&& message, Output& out) {
   for (const std::string& value : m_values) {
     out.write_line(value);
   }
+}
+
+// An assistant item of the same input as the reply held, which the other formats
+// hold in the same turn: reasoning, a tool call, or a message after something that
+// is not one (two messages in a row stay two turns, as they come back).
+bool EncoderBase::joins_reply(const Message& message) const {
+  if (!holds_responses_items(message.origin) || message.container || !message.is_turn() ||
+      message.role != Role::assistant || message.where.file != m_reply->where.file) {
+    return false;
+  }
+  auto is_text = [](const Block& b) { return b.type == BlockType::text; };
+  const Content& held = m_reply->content;
+  bool held_ends_in_text = !held.is_blocks() || (!held.blocks.empty() && is_text(held.blocks.back()));
+  bool starts_with_text = !message.content.is_blocks() ||
+                          (!message.content.blocks.empty() && is_text(message.content.blocks.front()));
+  return !(held_ends_in_text && starts_with_text);
+}
+
+void EncoderBase::join_reply(Message&& message) {
+  drop_unheld(message);
+  if (only_opaque_reasoning(message)) {
+    drop("reasoning blocks", message);
+    return;
+  }
+  Message& reply = *m_reply;
+  if (message.timestamp != reply.timestamp && format_info(m_format).holds_timestamps) {
+    drop("timestamps", message);  // the turn has one: its first item's
+  }
+  auto as_blocks = [](Content& content) {
+    if (!content.is_blocks()) {
+      std::string text = std::move(content.text);
+      bool had_text = content.form == Content::Form::string;
+      content = Content{};
+      content.form = Content::Form::blocks;
+      if (had_text) {
+        content.blocks.push_back(Block::make_text(std::move(text)));
+      }
+    }
+  };
+  as_blocks(reply.content);
+  as_blocks(message.content);
+  for (Block& block : message.content.blocks) {
+    reply.content.blocks.push_back(std::move(block));
+  }
+  if (reply.usage.empty()) {
+    reply.usage = message.usage;
+  }
+  reply.modified = true;
+}
+
+void EncoderBase::write_reply(Output& out) {
+  Message reply = std::move(*m_reply);
+  m_reply.reset();
+  encode_and_write(reply, out);
 }
 
 bool EncoderBase::only_opaque_reasoning(const Message& message) const {
@@ -303,6 +380,9 @@ void EncoderBase::counted_choice_members(const JsonValue& choices, std::string_v
 }
 
 void EncoderBase::finish(Output& out) {
+  if (m_reply) {
+    write_reply(out);
+  }
   if (m_container) {
     close_container(out);
   }

@@ -299,6 +299,7 @@ constexpr FormatInfo k_formats[] = {
      .blocks_at_content_index = true,
      .message_member = "message",
      .continued_sessions = true,
+     .splits_replies = true,
      .holds_response_members = true,
      .unmodelled = claude_code_unmodelled},
     {.format = Format::anthropic,

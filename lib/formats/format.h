@@ -228,6 +228,13 @@ class EncoderBase : public Encoder {
  private:
   void close_container(Output& out);
   void write_drained(Output& out);
+  // A run of assistant items of the Responses family (reasoning, a message, tool
+  // calls) is one reply: written outside the family as one assistant turn, held in
+  // `m_reply` until something else comes (encoder_base.cc).
+  bool joins_reply(const Message& message) const;
+  void join_reply(Message&& message);
+  void write_reply(Output& out);
+  void encode_and_write(const Message& message, Output& out);
   // True when `message` belongs to a body of another API that this format writes
   // as a body of its own API (FormatInfo::body on both sides).
   bool translates_body(const Message& message) const;
@@ -243,6 +250,7 @@ class EncoderBase : public Encoder {
   std::vector<std::string> m_values;              // scratch
   const Container* m_counted_container = nullptr; // whose settings drop_unheld counted
   const JsonValue* m_counted_json = nullptr;       // whose unmodelled members it counted
+  std::optional<Message> m_reply;                  // Responses items joined so far
 };
 
 // True when `message` is an API response body (the model's reply: an Anthropic
@@ -316,6 +324,9 @@ struct FormatInfo {
   // Assistant messages that share an id are alternatives (OpenAI's choices), not the
   // parts of one response split over several records (Claude Code's).
   bool ids_name_alternatives = false;
+  // Its files split a reply over records of one content block each (Claude Code's),
+  // so the items of a Responses reply stay records of their own, not one turn.
+  bool splits_replies = false;
   // Its response messages carry the Anthropic response members (id, model,
   // stop_reason, usage), so a message from an Anthropic response loses none of them.
   bool holds_response_members = false;

@@ -285,6 +285,11 @@ void responses_item_unmodelled(const Message& message,
   if (opaque || one_opaque_block) {
     return;  // the whole item is a block the target counts
   }
+  if (type == "custom_tool_call" || type == "custom_tool_call_output") {
+    // Free-text input (Codex's apply_patch) goes elsewhere as a function call with
+    // the input {"input": TEXT}, and comes back as one: that it was custom is lost.
+    unheld("custom tool calls");
+  }
   for (const auto& member : message.json->GetObject()) {
     std::string_view key = view_of(member.name);
     if (member.value.IsNull() || key == "type" || key == "role" || key == "content" ||
@@ -612,8 +617,10 @@ class ItemWriter {
         bool all_text = std::all_of(c.blocks.begin(), c.blocks.end(), [](const Block& b) {
           return b.type == BlockType::text;
         });
+        // Text in one piece is a string; texts in several pieces stay parts (joined,
+        // where one ended and the next began would be lost).
         const JsonValue* output = was != nullptr ? find_member(*was, "output") : nullptr;
-        if (all_text && (output == nullptr || !output->IsArray())) {
+        if (all_text && (output == nullptr || !output->IsArray()) && c.blocks.size() <= 1) {
           write_string(ow, c.joined_text());
           return;
         }
