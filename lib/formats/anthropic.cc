@@ -2,15 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <optional>
-#include <utility>
-
 #include "formats/anthropic_blocks.h"
 #include "formats/fields.h"
 #include "formats/json_out.h"
 #include "formats/mapping.h"
 #include "formats/object_writer.h"
-#include "formats/responses_items.h"
 
 namespace convo {
 
@@ -170,44 +166,6 @@ class AnthropicEncoder final : public EncoderBase {
 
  protected:
   void encode(const Message& message, std::vector<std::string>& values) override {
-    // Responses items (OpenAI Responses, a Codex rollout) hold one reasoning, text or
-    // call each; the run of them one response made is one assistant message here, as
-    // the Messages API has it, so that its blocks come back together. (A body's items
-    // are the body writer's to gather.)
-    if (message.kind == Kind::turn && message.role == Role::assistant && !message.container &&
-        holds_responses_items(message.origin)) {
-      if (!m_held) {
-        m_held = message;
-        content_to_blocks(m_held->content);
-      } else {
-        Content more = message.content;
-        content_to_blocks(more);
-        for (Block& block : more.blocks) {
-          m_held->content.blocks.push_back(std::move(block));
-        }
-      }
-      return;
-    }
-    if (message.kind != Kind::turn && !same_format(message)) {
-      drop(record_noun(message), message);  // dropped, it does not end the run
-      return;
-    }
-    drain(values);
-    write_message(message, values);
-  }
-
-  void drain(std::vector<std::string>& values) override {
-    if (m_held) {
-      Message held = std::move(*m_held);
-      m_held.reset();
-      write_message(held, values);
-    }
-  }
-
- private:
-  std::optional<Message> m_held;  // a run of Responses assistant items, as one message
-
-  void write_message(const Message& message, std::vector<std::string>& values) {
     if (message.kind != Kind::turn) {
       if (same_format(message)) {
         values.push_back(to_json(*message.json));
