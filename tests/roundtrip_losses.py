@@ -101,8 +101,10 @@ COVERS = {
     "tool token counts": {"tool"},
     "vertex part spellings": {"function_call", "function_response", "inline_data", "file_data",
                               "thought_signature", "mime_type", "file_uri"},
-    # A function declaration's parameters_json_schema, written back as parametersJsonSchema.
-    "vertex tool spellings": {"parameters_json_schema", "function_declarations"},
+    # A function declaration's parameters_json_schema, written back as parametersJsonSchema
+    # (the same component once normalised). Not function_declarations: that is also how
+    # functionDeclarations normalises, and would cover every difference in the tools.
+    "vertex tool spellings": {"parameters_json_schema"},
     # The Messages API requires max_tokens: a request without one gets a default, which
     # comes back under the source API's name for its limit.
     "request bodies without a token limit": {"max_tokens", "max_completion_tokens",
