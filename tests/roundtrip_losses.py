@@ -7,7 +7,8 @@ compared, record by record as JSON, with `convert --to TARGET | convert --from
 TARGET --to SOURCE` (the round trip). Each differing JSON path, normalised (array
 indices dropped; an array element present on one side only is named by its "type",
 e.g. `message.content.thinking`; a whole record present on one side only is
-`<record>.TYPE`; changed elements are paired by kind before position, or by what
+`<record>.TYPE`, a body member present on one side only by its members or its
+elements' kinds; changed elements are paired by kind before position, or by what
 they say (kind and content) first when that names fewer differences; members
 that are null, [] or {} count as absent, as do `"is_error": false`, the API's
 default, an empty content string and a Chat tool call's `"type": "function"`; a content of one plain text block as its string, and a content string
@@ -117,6 +118,22 @@ COVERS = {
     "tool token counts": {"tool"},
     "vertex part spellings": {"function_call", "function_response", "inline_data", "file_data",
                               "thought_signature", "mime_type", "file_uri"},
+    # A function declaration's parameters_json_schema, written back as parametersJsonSchema
+    # (the same component once normalised). Not function_declarations: that is also how
+    # functionDeclarations normalises, and would cover every difference in the tools.
+    "vertex tool spellings": {"parameters_json_schema"},
+    # The Messages API requires max_tokens: a request without one gets a default, which
+    # comes back under the source API's name for its limit.
+    "request bodies without a token limit": {"max_tokens", "max_completion_tokens",
+                                             "max_output_tokens"},
+    # An effort (OpenAI) says one of three budgets (api_body.h): another comes back as it.
+    "thinking budgets": {"budget_tokens", "thinking_budget"},
+    # Gemini's VALIDATED function calling mode is read as AUTO.
+    "validated function calling of request bodies": {"mode"},
+    # A total the Messages API has no place for, that the others' sum does not give back.
+    "total token counts": {"total_tokens", "total_token_count"},
+    # OpenAI Chat's `modalities` is Gemini's generationConfig.responseModalities.
+    "modalities of request bodies": {"modalities", "response_modalities"},
 }
 # Gemini parts have no "type": one present on one side only is named by its member.
 GEMINI_PART_KEYS = ("functionCall", "functionResponse", "inlineData", "fileData", "executableCode",
@@ -223,7 +240,11 @@ def flatten(recs):
             for candidate in rec["candidates"]:
                 if isinstance(candidate, dict) and "content" in candidate:
                     messages.append(candidate["content"])
-                    body.update({k: v for k, v in candidate.items() if k != "content"})
+                    # Proto3 JSON leaves out a field at its default (Vertex AI writes no
+                    # `index` for the first candidate): an index of 0 and none are the
+                    # same candidate to every reader of the API.
+                    body.update({k: v for k, v in candidate.items()
+                                 if k != "content" and not (k == "index" and v == 0)})
             body.update({k: v for k, v in rec.items() if k != "candidates"})
         elif isinstance(rec, dict) and isinstance(rec.get("choices"), list):
             for choice in rec["choices"]:
@@ -336,6 +357,26 @@ def diff(a, b, path, out):
         diff_sequences(a, b, path, out)
     elif a != b:
         out.add(path or "<value>")
+
+
+def diff_body(a, b, out):
+    """Adds to `out` the paths where the body members `a` and `b` differ. A member on
+    one side only is named by what it holds, as an array element is by its kind: an
+    object by its members (`generationConfig.responseModalities`), an array by its
+    elements' kinds (`tools.web_search_20250305`), so that a settings object or a
+    tools list whose every entry the target has no place for is named entry by entry."""
+    for key in a.keys() | b.keys():
+        if key in a and key in b:
+            if a[key] != b[key]:
+                diff(a[key], b[key], key, out)
+            continue
+        value = a[key] if key in a else b[key]
+        if isinstance(value, dict) and value:
+            out.update(join(key, k) for k in value)
+        elif isinstance(value, list) and value:
+            out.update(join(key, kind(v)) for v in value)
+        else:
+            out.add(key)
 
 
 def diff_sequences(a, b, path, out, missing_at=None, within=None):
@@ -460,7 +501,7 @@ def check_file(binary, source, path):
         within = {}
         diff_sequences(own_records, back_records, "", paths, missing_at="<record>", within=within)
         body_paths = set()
-        diff(own_body, back_body, "", body_paths)
+        diff_body(own_body, back_body, body_paths)
         paths |= body_paths
         named = losses(err1) | losses(err2)
         for p in sorted(paths):

@@ -31,6 +31,9 @@ void read_tools(const JsonValue& tools, ApiBody& body) {
     if (const JsonValue* strict = find_member(tool, "strict"); strict != nullptr && strict->IsBool()) {
       spec.strict = strict->GetBool();
     }
+    if (const JsonValue* defer = find_member(tool, "defer_loading"); defer != nullptr && defer->IsBool()) {
+      spec.defer_loading = defer->GetBool();
+    }
     if (const JsonValue* cache = find_member(tool, "cache_control"); cache != nullptr) {
       spec.cache_control = to_json(*cache);
     }
@@ -38,8 +41,9 @@ void read_tools(const JsonValue& tools, ApiBody& body) {
       for (const auto& member : tool.GetObject()) {
         std::string_view key = view_of(member.name);
         if (key != "name" && key != "description" && key != "input_schema" && key != "strict" &&
-            key != "cache_control" && key != "type" && !says_nothing(member.value)) {
-          body.unmapped.push_back(fmt::format("{} of tools", key));  // defer_loading, ...
+            key != "cache_control" && key != "type" && key != "defer_loading" &&
+            !says_nothing(member.value)) {
+          body.unmapped.push_back(fmt::format("{} of tools", key));  // input_examples, ...
         }
       }
     }
@@ -235,6 +239,13 @@ void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, con
     if (usage.reasoning) {
       drop("reasoning token counts");
     }
+    // The API gives no total: one that is not the sum of the others (Gemini's tool-use
+    // prompt tokens, ...) is counted.
+    std::int64_t sum = usage.input.value_or(0) + usage.cache_read.value_or(0) +
+                       usage.cache_write.value_or(0) + usage.output.value_or(0);
+    if (usage.total && *usage.total != sum) {
+      drop("total token counts");
+    }
   }
   if (body.created != 0) {
     drop("timestamps");
@@ -295,6 +306,10 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
       w.Key("strict");
       w.Bool(true);
     }
+    if (tool.defer_loading) {
+      w.Key("defer_loading");
+      w.Bool(*tool.defer_loading);
+    }
     w.EndObject();
   }
   w.EndArray();
@@ -334,8 +349,12 @@ void write_message(JsonWriter& w, const std::string& value, const BodyDrop& drop
 
 void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, const BodyDrop& drop,
                    JsonWriter& w) {
-  // The Messages API requires max_tokens: LiteLLM's 4096 when the source has none.
+  // The Messages API requires max_tokens: LiteLLM's 4096 when the source has none,
+  // counted (a round trip brings the limit back).
   std::int64_t max_tokens = body.max_tokens.value_or(4096);
+  if (!body.max_tokens) {
+    drop("request bodies without a token limit");
+  }
   w.StartObject();
   if (!body.model.empty()) {  // a Gemini request names its model in its URL, not its body
     w.Key("model");
@@ -448,6 +467,9 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
   } else if (thinking.state == ThinkingSetting::State::dynamic) {
     w.Key("thinking");
     write_raw(w, R"({"type":"adaptive"})");
+  }
+  if (!body.modalities.empty()) {
+    drop("modalities of request bodies");  // no such setting: a reply is text (and tool calls)
   }
   if (!body.user.empty()) {
     w.Key("metadata");

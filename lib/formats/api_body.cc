@@ -26,21 +26,21 @@ std::int64_t budget_of_effort(std::string_view effort) {
   return effort == "medium" ? 2048 : 4096;
 }
 
-namespace {
-
-std::string lower(std::string_view text) {
+std::string ascii_lower(std::string_view text) {
   std::string out(text);
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
-std::string upper(std::string_view text) {
+std::string ascii_upper(std::string_view text) {
   std::string out(text);
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   return out;
 }
+
+namespace {
 
 // The members Gemini's Schema object has (https://ai.google.dev/api/caching#Schema).
 constexpr std::array<std::string_view, 20> k_gemini_schema_keys = {
@@ -104,7 +104,7 @@ void write_json_schema(JsonWriter& w, const JsonValue& schema, bool from_gemini)
     }
     write_string(w, key);
     if (key == "type" && member.value.IsString()) {
-      std::string type = lower(view_of(member.value));
+      std::string type = ascii_lower(view_of(member.value));
       if (nullable) {
         w.StartArray();
         write_string(w, type);
@@ -188,11 +188,11 @@ void write_gemini_schema(JsonWriter& w, const JsonValue& schema) {
     write_string(w, key);
     if (key == "type") {
       if (value.IsString()) {
-        write_string(w, upper(view_of(value)));
+        write_string(w, ascii_upper(view_of(value)));
       } else {
         for (const JsonValue& t : value.GetArray()) {
           if (view_of(t) != "null") {
-            write_string(w, upper(view_of(t)));
+            write_string(w, ascii_upper(view_of(t)));
           }
         }
         nullable = true;

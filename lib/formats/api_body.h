@@ -34,6 +34,8 @@ struct ToolSpec {
   const JsonValue* schema = nullptr;  // its parameters' schema; null when it has none
   bool gemini_schema = false;         // `schema` is a Gemini Schema (upper-case types, nullable)
   std::optional<bool> strict;
+  // Loaded only when a tool search finds it (Anthropic's and Responses' tool search).
+  std::optional<bool> defer_loading;
   std::string cache_control;          // Anthropic's marker (JSON text), or empty
   const JsonValue* json = nullptr;    // the tool as its API wrote it
 };
@@ -73,6 +75,9 @@ struct ApiBody {
   std::vector<std::string> tool_choice_names;  // ToolChoice::tool (Gemini: several)
   std::optional<bool> parallel_tool_calls;
   ThinkingSetting thinking;
+  // What the reply may be made of, lower-case: Gemini's responseModalities ("TEXT",
+  // "IMAGE", "AUDIO"), OpenAI Chat's `modalities` ("text", "audio").
+  std::vector<std::string> modalities;
   // Who the end user is: Anthropic's metadata.user_id (Claude Code's carries the
   // session: "user_<hash>_account_<id>_session_<uuid>"), OpenAI's `user`.
   std::string user;
@@ -144,6 +149,10 @@ extern const BodyCodec k_gemini_body;
 // The effort a budget of `tokens` reads as, and the budget an effort asks for.
 std::string effort_of_budget(std::int64_t tokens);
 std::int64_t budget_of_effort(std::string_view effort);
+
+// `text` with its ASCII letters lower-cased, upper-cased (Gemini's enum spellings).
+std::string ascii_lower(std::string_view text);
+std::string ascii_upper(std::string_view text);
 
 // Writes a JSON Schema from `schema`: a Gemini Schema's upper-case types lower-cased
 // and `nullable` turned into a "null" type when `from_gemini`; else as it is.

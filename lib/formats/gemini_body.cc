@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 
 namespace convo {
 
@@ -36,7 +35,13 @@ void read_tools(const JsonValue& tools, ApiBody& body) {
       if (!member.value.IsArray()) {
         continue;
       }
+      if (key == "function_declarations") {
+        body.unmapped.emplace_back("Vertex tool spellings");  // written back as the API spells them
+      }
       for (const JsonValue& declaration : member.value.GetArray()) {
+        if (find_member(declaration, "parameters_json_schema") != nullptr) {
+          body.unmapped.emplace_back("Vertex tool spellings");
+        }
         ToolSpec spec;
         spec.json = &declaration;
         spec.name = std::string(string_member(declaration, "name").value_or(""));
@@ -97,6 +102,12 @@ void read_generation_config(const JsonValue& config, ApiBody& body) {
           body.stop.emplace_back(view_of(stop));
         }
       }
+    } else if ((key == "responseModalities" || key == "response_modalities") && value.IsArray()) {
+      for (const JsonValue& modality : value.GetArray()) {
+        if (modality.IsString()) {
+          body.modalities.push_back(ascii_lower(view_of(modality)));
+        }
+      }
     } else if ((key == "thinkingConfig" || key == "thinking_config") && value.IsObject()) {
       const JsonValue* budget = either_member(value, "thinkingBudget", "thinking_budget");
       auto level = either_member(value, "thinkingLevel", "thinking_level");
@@ -110,10 +121,7 @@ void read_generation_config(const JsonValue& config, ApiBody& body) {
         }
       } else if (level != nullptr && level->IsString()) {
         body.thinking.state = ThinkingSetting::State::on;
-        std::string effort(view_of(*level));
-        std::transform(effort.begin(), effort.end(), effort.begin(),
-                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-        body.thinking.effort = effort;
+        body.thinking.effort = ascii_lower(view_of(*level));
       } else if (const JsonValue* include = either_member(value, "includeThoughts", "include_thoughts");
                  include != nullptr && include->IsBool() && include->GetBool()) {
         body.thinking.state = ThinkingSetting::State::dynamic;  // thinks as it sees fit
@@ -307,6 +315,9 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
     if (tool.strict) {
       drop("strict of tools");
     }
+    if (tool.defer_loading) {
+      drop("defer_loading of tools");  // Gemini has no tool search
+    }
     if (!tool.cache_control.empty()) {
       drop("cache_control markers");
     }
@@ -397,6 +408,14 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
     c.StartArray();
     for (const std::string& stop : body.stop) {
       write_string(c, stop);
+    }
+    c.EndArray();
+  }
+  if (!body.modalities.empty()) {
+    c.Key("responseModalities");
+    c.StartArray();
+    for (const std::string& modality : body.modalities) {
+      write_string(c, ascii_upper(modality));
     }
     c.EndArray();
   }

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace convo {
 
 // Named, not anonymous: the unity build puts the four codecs in one unit.
@@ -109,6 +111,11 @@ void read(const JsonValue& root, ApiBody& body) {
       body.thinking.effort = std::string(view_of(value));
       body.thinking.state = body.thinking.effort == "none" ? ThinkingSetting::State::off
                                                            : ThinkingSetting::State::on;
+    } else if (key == "modalities" && value.IsArray() &&
+               std::all_of(value.Begin(), value.End(), [](const JsonValue& v) { return v.IsString(); })) {
+      for (const JsonValue& modality : value.GetArray()) {
+        body.modalities.emplace_back(view_of(modality));
+      }
     } else if (key == "user" && value.IsString()) {
       body.user = std::string(view_of(value));
     } else if (key == "metadata" && value.IsObject()) {
@@ -236,6 +243,9 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
     }
     w.EndObject();
     w.EndObject();
+    if (tool.defer_loading) {
+      drop("defer_loading of tools");  // Chat has no tool search
+    }
     if (!tool.cache_control.empty()) {
       drop("cache_control markers");
     }
@@ -291,6 +301,10 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
   }
   write_openai_tool_choice(body, drop, /*chat=*/true, w);
   const ThinkingSetting& thinking = body.thinking;
+  if (thinking.state == ThinkingSetting::State::on && thinking.effort.empty() && thinking.budget &&
+      budget_of_effort(effort_of_budget(*thinking.budget)) != *thinking.budget) {
+    drop("thinking budgets");  // an effort says one of three budgets
+  }
   if (thinking.state == ThinkingSetting::State::on) {
     w.Key("reasoning_effort");
     write_string(w, !thinking.effort.empty() ? thinking.effort
@@ -301,6 +315,21 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
   } else if (thinking.state == ThinkingSetting::State::off) {
     w.Key("reasoning_effort");
     w.String("none");
+  }
+  if (!body.modalities.empty()) {
+    // Chat replies in text and audio; Gemini's image output has no place here.
+    bool held = std::all_of(body.modalities.begin(), body.modalities.end(),
+                            [](const std::string& m) { return m == "text" || m == "audio"; });
+    if (held) {
+      w.Key("modalities");
+      w.StartArray();
+      for (const std::string& modality : body.modalities) {
+        write_string(w, modality);
+      }
+      w.EndArray();
+    } else {
+      drop("modalities of request bodies");
+    }
   }
   if (!body.user.empty()) {
     w.Key("user");

@@ -35,6 +35,9 @@ void read_tools(const JsonValue& tools, ApiBody& body) {
     // Responses' function tools are strict unless they say not (Chat's are not).
     const JsonValue* strict = find_member(tool, "strict");
     spec.strict = strict == nullptr || !strict->IsBool() || strict->GetBool();
+    if (const JsonValue* defer = find_member(tool, "defer_loading"); defer != nullptr && defer->IsBool()) {
+      spec.defer_loading = defer->GetBool();
+    }
     body.tools.push_back(std::move(spec));
   }
 }
@@ -226,6 +229,10 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
     // Required by the SDK's type; strict is the API's default, and not the others'.
     w.Key("strict");
     w.Bool(tool.strict.value_or(false));
+    if (tool.defer_loading) {
+      w.Key("defer_loading");
+      w.Bool(*tool.defer_loading);
+    }
     w.EndObject();
     if (!tool.cache_control.empty()) {
       drop("cache_control markers");
@@ -347,6 +354,10 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
   }
   write_openai_tool_choice(body, drop, /*chat=*/false, w);
   const ThinkingSetting& thinking = body.thinking;
+  if (thinking.state == ThinkingSetting::State::on && thinking.effort.empty() && thinking.budget &&
+      budget_of_effort(effort_of_budget(*thinking.budget)) != *thinking.budget) {
+    drop("thinking budgets");  // an effort says one of three budgets
+  }
   std::string effort;
   if (thinking.state == ThinkingSetting::State::on) {
     effort = !thinking.effort.empty() ? thinking.effort
@@ -362,6 +373,9 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
     w.Key("effort");
     write_string(w, effort);
     w.EndObject();
+  }
+  if (!body.modalities.empty()) {
+    drop("modalities of request bodies");  // no such setting: a reply is text (and tool calls)
   }
   if (!body.user.empty()) {
     w.Key("user");
