@@ -78,10 +78,12 @@ COVERS = {
     "cache control": {"cache_control"},
     "cache_control markers": {"cache_control"},
     "signatures": {"signature"},
-    # OpenAI-compatible providers' thinking is the message's `reasoning` member.
-    "thinking blocks": {"thinking", "reasoning", "reasoning_content"},
-    # Gemini spells an error result {"error": TEXT}, a result {"output": TEXT}.
-    "tool error flags": {"is_error", "error"},
+    # OpenAI-compatible providers' thinking is the message's `reasoning` member; a
+    # Gemini CLI chat's, a `gemini` record's `thoughts`.
+    "thinking blocks": {"thinking", "reasoning", "reasoning_content", "thoughts"},
+    # Gemini spells an error result {"error": TEXT}, a result {"output": TEXT}; a Gemini
+    # CLI tool call says it again in its "status" ("error", "success").
+    "tool error flags": {"is_error", "error", "output", "status"},
     "system message roles": {"role"},
     "encrypted reasoning": {"encrypted_content"},
     "item ids": {"id"},

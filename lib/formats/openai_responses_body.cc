@@ -35,6 +35,13 @@ void read_tools(const JsonValue& tools, ApiBody& body) {
     // Responses' function tools are strict unless they say not (Chat's are not).
     const JsonValue* strict = find_member(tool, "strict");
     spec.strict = strict == nullptr || !strict->IsBool() || strict->GetBool();
+    for (const auto& member : tool.GetObject()) {
+      std::string_view key = view_of(member.name);
+      if (key != "type" && key != "name" && key != "description" && key != "parameters" &&
+          key != "strict" && !says_nothing(member.value)) {
+        body.unmapped.push_back(fmt::format("{} of tools", key));  // defer_loading, ...
+      }
+    }
     body.tools.push_back(std::move(spec));
   }
 }
@@ -97,6 +104,7 @@ void read(const JsonValue& root, ApiBody& body) {
     } else if (!body.response && key == "parallel_tool_calls" && value.IsBool()) {
       body.parallel_tool_calls = value.GetBool();
     } else if (!body.response && key == "reasoning" && value.IsObject()) {
+      std::vector<std::string> unmapped;
       for (const auto& m : value.GetObject()) {
         std::string_view k = view_of(m.name);
         if (k == "effort" && m.value.IsString()) {
@@ -104,8 +112,13 @@ void read(const JsonValue& root, ApiBody& body) {
           body.thinking.state = body.thinking.effort == "none" ? ThinkingSetting::State::off
                                                                : ThinkingSetting::State::on;
         } else if (!says_nothing(m.value)) {
-          body.unmapped.push_back(fmt::format("{} of reasoning settings", k));
+          unmapped.push_back(fmt::format("{} of reasoning settings", k));
         }
+      }
+      if (body.thinking.state == ThinkingSetting::State::unset && !unmapped.empty()) {
+        body.unmapped_member("reasoning");  // without an effort, none of it is written
+      } else {
+        body.unmapped.insert(body.unmapped.end(), unmapped.begin(), unmapped.end());
       }
     } else if (!body.response && key == "user" && value.IsString()) {
       body.user = std::string(view_of(value));

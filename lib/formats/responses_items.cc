@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "formats/api_body.h"
 #include "formats/fields.h"
 #include "formats/json_out.h"
 #include "formats/object_writer.h"
@@ -162,38 +163,53 @@ void decode_output(const JsonValue& item, const std::string& path, Message& mess
   message.content.blocks.push_back(std::move(block));
 }
 
-// The text of a reasoning item: its summary parts, else its reasoning_text content
-// (open-weight models), joined by blank lines.
-void decode_reasoning(const JsonValue& item, const std::string& path, Message& message) {
-  std::string text;
-  auto add = [&](const JsonValue* list, std::string_view key, std::string_view list_key) {
+// The texts of a reasoning item: its summary parts, else its reasoning_text content
+// (open-weight models); empty when none has text.
+std::vector<std::string> reasoning_texts(const JsonValue& item, const std::string& path) {
+  std::vector<std::string> texts;
+  bool any = false;
+  auto add = [&](const JsonValue* list, std::string_view list_key) {
     for_each_object(list, member_path(path, list_key), "an array of parts", "a part (an object)",
                     [&](const JsonValue& part, const std::string&) {
-                      if (auto t = string_member(part, key)) {
-                        text += text.empty() ? "" : "\n\n";
-                        text += *t;
+                      if (auto t = string_member(part, "text")) {
+                        texts.emplace_back(*t);
+                        any = any || !t->empty();
                       }
                     });
   };
-  add(find_member(item, "summary"), "text", "summary");
-  if (text.empty()) {
-    add(find_member(item, "content"), "text", "content");
+  add(find_member(item, "summary"), "summary");
+  if (!any) {
+    texts.clear();
+    add(find_member(item, "content"), "content");
   }
-  if (text.empty()) {
+  if (!any) {
+    texts.clear();
+  }
+  return texts;
+}
+
+// A reasoning item is one thinking block a part of its summary (else of its
+// reasoning text), so that formats with several thinking blocks to a turn keep the
+// parts apart and a reasoning item written from them has them back.
+void decode_reasoning(const JsonValue& item, const std::string& path, Message& message) {
+  std::vector<std::string> texts = reasoning_texts(item, path);
+  if (texts.empty()) {
     // Nothing readable (encrypted content only): an opaque block, which only this
     // family writes back; an empty thinking block would be noise elsewhere.
     decode_opaque(item, "reasoning", message);
     return;
   }
-  Block block;
-  block.type = BlockType::thinking;
-  block.type_name = "thinking";  // not "reasoning": OpenAI chat's member of that name
-  block.text = std::move(text);
-  block.json = &item;
-  block.json_owner = message.source;
   message.role = Role::assistant;
   message.content.form = Content::Form::blocks;
-  message.content.blocks.push_back(std::move(block));
+  for (std::string& text : texts) {
+    Block block;
+    block.type = BlockType::thinking;
+    block.type_name = "thinking";  // not "reasoning": OpenAI chat's member of that name
+    block.text = std::move(text);
+    block.json = &item;
+    block.json_owner = message.source;
+    message.content.blocks.push_back(std::move(block));
+  }
 }
 
 }  // namespace
@@ -217,6 +233,9 @@ void decode_responses_item(const JsonValue& item, const std::string& path, Messa
       if (!type) {
         message.kind = Kind::unknown;
         message.role = Role::none;
+        if (const JsonValue* error = find_member(item, "error"); error && error->IsObject()) {
+          message.record_type = "error";  // the API's error in place of a response body
+        }
         return;
       }
       throw DecodeError(path, "message item has no \"role\"");
@@ -283,6 +302,22 @@ void responses_item_unmodelled(const Message& message,
                           message.content.blocks.front().type == BlockType::unknown;
   if (opaque || one_opaque_block) {
     return;  // the whole item is a block the target counts
+  }
+  // A text part's members beyond its text (annotations, prompt_cache_breakpoint).
+  const JsonValue* parts = type == "message" ? find_member(*message.json, "content") : nullptr;
+  if (parts != nullptr && parts->IsArray()) {
+    for (const JsonValue& part : parts->GetArray()) {
+      auto part_type = part.IsObject() ? string_member(part, "type") : std::nullopt;
+      if (!part_type || (*part_type != "input_text" && *part_type != "output_text")) {
+        continue;
+      }
+      for (const auto& member : part.GetObject()) {
+        std::string_view key = view_of(member.name);
+        if (key != "type" && key != "text" && !says_nothing(member.value)) {
+          unheld(fmt::format("{} of text blocks", key));
+        }
+      }
+    }
   }
   for (const auto& member : message.json->GetObject()) {
     std::string_view key = view_of(member.name);
@@ -363,7 +398,9 @@ class ItemWriter {
         parts.clear();
       }
     };
-    for (const Block& block : m_m.content.blocks) {
+    const auto& blocks = m_m.content.blocks;
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+      const Block& block = blocks[i];
       switch (block.type) {
         case BlockType::text:
         case BlockType::image:
@@ -383,10 +420,20 @@ class ItemWriter {
           flush();
           write_output(block);
           break;
-        case BlockType::thinking:
+        case BlockType::thinking: {
           flush();
-          write_reasoning(block);
+          // The thinking blocks of one reasoning item (or, from other formats,
+          // thinking blocks in a row) are one item's summary parts.
+          std::vector<const Block*> run{&block};
+          while (i + 1 < blocks.size() && blocks[i + 1].type == BlockType::thinking &&
+                 blocks[i + 1].cache_control.empty() &&
+                 (same_block(block) ? blocks[i + 1].json == block.json
+                                    : !same_block(blocks[i + 1]))) {
+            run.push_back(&blocks[++i]);
+          }
+          write_reasoning(run);
           break;
+        }
         case BlockType::unknown:
           if (same_block(block) && block.json == m_m.json) {
             flush();
@@ -630,36 +677,39 @@ class ItemWriter {
     push(buffer);
   }
 
-  void write_reasoning(const Block& thinking) {
+  void write_reasoning(const std::vector<const Block*>& run) {
+    const Block& thinking = *run.front();
     const JsonValue* was = item_type(thinking) == "reasoning" ? thinking.json : nullptr;
     if (was != nullptr && was == m_m.json) {
       m_used_original = true;
     }
-    if (thinking.signature) {
-      m_drop("thinking signatures");
+    for (const Block* b : run) {
+      if (b->signature) {
+        m_drop("thinking signatures");
+      }
     }
     rapidjson::StringBuffer buffer;
     JsonWriter w(buffer);
     ObjectWriter item(w, was);
     item.set_string("type", "reasoning");
-    // The summary as it was while its text is unchanged (its parts, or reasoning text
-    // read from `content`); else the text as one summary part.
-    std::string before;
-    if (was != nullptr) {
-      Message probe;
-      probe.source = thinking.json_owner;
-      decode_reasoning(*was, "", probe);
-      before = probe.content.blocks.front().text;
+    // The summary as it was while its texts are unchanged (its parts, or reasoning
+    // text read from `content`); else the texts as summary parts.
+    std::vector<std::string> now;
+    for (const Block* b : run) {
+      now.push_back(b->text);
     }
-    if (was == nullptr || before != thinking.text) {
+    if (was == nullptr || reasoning_texts(*was, "") != now) {
       item.set("summary", [&](JsonWriter& sw) {
         sw.StartArray();
-        if (!thinking.text.empty()) {
+        for (const Block* b : run) {
+          if (b->text.empty() && run.size() == 1) {
+            continue;
+          }
           sw.StartObject();
           sw.Key("type");
           sw.String("summary_text");
           sw.Key("text");
-          write_string(sw, thinking.text);
+          write_string(sw, b->text);
           sw.EndObject();
         }
         sw.EndArray();
