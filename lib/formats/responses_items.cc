@@ -163,53 +163,38 @@ void decode_output(const JsonValue& item, const std::string& path, Message& mess
   message.content.blocks.push_back(std::move(block));
 }
 
-// The texts of a reasoning item: its summary parts, else its reasoning_text content
-// (open-weight models); empty when none has text.
-std::vector<std::string> reasoning_texts(const JsonValue& item, const std::string& path) {
-  std::vector<std::string> texts;
-  bool any = false;
-  auto add = [&](const JsonValue* list, std::string_view list_key) {
+// The text of a reasoning item: its summary parts, else its reasoning_text content
+// (open-weight models), joined by blank lines.
+void decode_reasoning(const JsonValue& item, const std::string& path, Message& message) {
+  std::string text;
+  auto add = [&](const JsonValue* list, std::string_view key, std::string_view list_key) {
     for_each_object(list, member_path(path, list_key), "an array of parts", "a part (an object)",
                     [&](const JsonValue& part, const std::string&) {
-                      if (auto t = string_member(part, "text")) {
-                        texts.emplace_back(*t);
-                        any = any || !t->empty();
+                      if (auto t = string_member(part, key)) {
+                        text += text.empty() ? "" : "\n\n";
+                        text += *t;
                       }
                     });
   };
-  add(find_member(item, "summary"), "summary");
-  if (!any) {
-    texts.clear();
-    add(find_member(item, "content"), "content");
+  add(find_member(item, "summary"), "text", "summary");
+  if (text.empty()) {
+    add(find_member(item, "content"), "text", "content");
   }
-  if (!any) {
-    texts.clear();
-  }
-  return texts;
-}
-
-// A reasoning item is one thinking block a part of its summary (else of its
-// reasoning text), so that formats with several thinking blocks to a turn keep the
-// parts apart and a reasoning item written from them has them back.
-void decode_reasoning(const JsonValue& item, const std::string& path, Message& message) {
-  std::vector<std::string> texts = reasoning_texts(item, path);
-  if (texts.empty()) {
+  if (text.empty()) {
     // Nothing readable (encrypted content only): an opaque block, which only this
     // family writes back; an empty thinking block would be noise elsewhere.
     decode_opaque(item, "reasoning", message);
     return;
   }
+  Block block;
+  block.type = BlockType::thinking;
+  block.type_name = "thinking";  // not "reasoning": OpenAI chat's member of that name
+  block.text = std::move(text);
+  block.json = &item;
+  block.json_owner = message.source;
   message.role = Role::assistant;
   message.content.form = Content::Form::blocks;
-  for (std::string& text : texts) {
-    Block block;
-    block.type = BlockType::thinking;
-    block.type_name = "thinking";  // not "reasoning": OpenAI chat's member of that name
-    block.text = std::move(text);
-    block.json = &item;
-    block.json_owner = message.source;
-    message.content.blocks.push_back(std::move(block));
-  }
+  message.content.blocks.push_back(std::move(block));
 }
 
 }  // namespace
@@ -398,9 +383,7 @@ class ItemWriter {
         parts.clear();
       }
     };
-    const auto& blocks = m_m.content.blocks;
-    for (std::size_t i = 0; i < blocks.size(); ++i) {
-      const Block& block = blocks[i];
+    for (const Block& block : m_m.content.blocks) {
       switch (block.type) {
         case BlockType::text:
         case BlockType::image:
@@ -420,20 +403,10 @@ class ItemWriter {
           flush();
           write_output(block);
           break;
-        case BlockType::thinking: {
+        case BlockType::thinking:
           flush();
-          // The thinking blocks of one reasoning item (or, from other formats,
-          // thinking blocks in a row) are one item's summary parts.
-          std::vector<const Block*> run{&block};
-          while (i + 1 < blocks.size() && blocks[i + 1].type == BlockType::thinking &&
-                 blocks[i + 1].cache_control.empty() &&
-                 (same_block(block) ? blocks[i + 1].json == block.json
-                                    : !same_block(blocks[i + 1]))) {
-            run.push_back(&blocks[++i]);
-          }
-          write_reasoning(run);
+          write_reasoning(block);
           break;
-        }
         case BlockType::unknown:
           if (same_block(block) && block.json == m_m.json) {
             flush();
@@ -677,39 +650,36 @@ class ItemWriter {
     push(buffer);
   }
 
-  void write_reasoning(const std::vector<const Block*>& run) {
-    const Block& thinking = *run.front();
+  void write_reasoning(const Block& thinking) {
     const JsonValue* was = item_type(thinking) == "reasoning" ? thinking.json : nullptr;
     if (was != nullptr && was == m_m.json) {
       m_used_original = true;
     }
-    for (const Block* b : run) {
-      if (b->signature) {
-        m_drop("thinking signatures");
-      }
+    if (thinking.signature) {
+      m_drop("thinking signatures");
     }
     rapidjson::StringBuffer buffer;
     JsonWriter w(buffer);
     ObjectWriter item(w, was);
     item.set_string("type", "reasoning");
-    // The summary as it was while its texts are unchanged (its parts, or reasoning
-    // text read from `content`); else the texts as summary parts.
-    std::vector<std::string> now;
-    for (const Block* b : run) {
-      now.push_back(b->text);
+    // The summary as it was while its text is unchanged (its parts, or reasoning text
+    // read from `content`); else the text as one summary part.
+    std::string before;
+    if (was != nullptr) {
+      Message probe;
+      probe.source = thinking.json_owner;
+      decode_reasoning(*was, "", probe);
+      before = probe.content.blocks.front().text;
     }
-    if (was == nullptr || reasoning_texts(*was, "") != now) {
+    if (was == nullptr || before != thinking.text) {
       item.set("summary", [&](JsonWriter& sw) {
         sw.StartArray();
-        for (const Block* b : run) {
-          if (b->text.empty() && run.size() == 1) {
-            continue;
-          }
+        if (!thinking.text.empty()) {
           sw.StartObject();
           sw.Key("type");
           sw.String("summary_text");
           sw.Key("text");
-          write_string(sw, b->text);
+          write_string(sw, thinking.text);
           sw.EndObject();
         }
         sw.EndArray();
