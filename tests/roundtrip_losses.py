@@ -93,10 +93,12 @@ COVERS = {
     # that held only it goes with it.
     "tool results without their call": {"tool_result", "tool_use_id", "user"},
     "tool results without calls": {"tool_result", "tool_use_id", "user"},
-    # OpenAI-compatible providers' thinking is the message's `reasoning` member.
-    "thinking blocks": {"thinking", "reasoning", "reasoning_content"},
-    # Gemini spells an error result {"error": TEXT}, a result {"output": TEXT}.
-    "tool error flags": {"is_error", "error"},
+    # OpenAI-compatible providers' thinking is the message's `reasoning` member; a
+    # Gemini CLI chat's, a `gemini` record's `thoughts`.
+    "thinking blocks": {"thinking", "reasoning", "reasoning_content", "thoughts"},
+    # Gemini spells an error result {"error": TEXT}, a result {"output": TEXT}; a Gemini
+    # CLI tool call says it again in its "status" ("error", "success").
+    "tool error flags": {"is_error", "error", "output", "status"},
     "system message roles": {"role"},
     "encrypted reasoning": {"encrypted_content"},
     "item ids": {"id"},
@@ -155,6 +157,10 @@ def covered(loss, path):
     """True when the loss named `loss` covers the normalised JSON path `path`."""
     parts = {snake(p) for p in path.split(".")}
     parts |= {p[:-1] for p in parts if p.endswith("s")}
+    # Responses content parts: input_file, input_image, output_text are file, image
+    # and text blocks.
+    parts |= {p.split("_", 1)[1] for p in parts
+              if p in ("input_text", "input_image", "input_file", "input_audio", "output_text")}
     name = loss.lower()
     if parts & COVERS.get(name, set()):
         return True
@@ -335,6 +341,14 @@ def record_kinds(value):
     return (kind(value),)
 
 
+def text_type(blocks):
+    """The type of the first text block of `blocks` ("text", "input_text", "output_text")."""
+    for block in blocks:
+        if isinstance(block, dict) and block.get("type") in ("text", "input_text", "output_text"):
+            return block["type"]
+    return "text"
+
+
 def join(path, key):
     return f"{path}.{key}" if path else key
 
@@ -343,10 +357,11 @@ def diff(a, b, path, out):
     """Adds to `out` the normalised paths where JSON values `a` and `b` differ."""
     # A content string against a list of blocks: the string is one text block (as in
     # tidy), so that what the list has beside it is named (`content.thinking`).
+    # Its type is the other side's text type, as tidy reads any of them as the string.
     if isinstance(a, str) and isinstance(b, list) and path.split(".")[-1] == "content":
-        a = [{"type": "text", "text": a}]
+        a = [{"type": text_type(b), "text": a}]
     elif isinstance(b, str) and isinstance(a, list) and path.split(".")[-1] == "content":
-        b = [{"type": "text", "text": b}]
+        b = [{"type": text_type(a), "text": b}]
     if isinstance(a, dict) and isinstance(b, dict):
         for key in a.keys() | b.keys():
             if key not in a or key not in b:
@@ -397,6 +412,19 @@ def diff_sequences(a, b, path, out, missing_at=None, within=None):
                     diff(x, y, path, out)
             continue
         left, right = a[i1:i2], b[j1:j2]
+        # Elements of kinds the other side has none of (an info record dropped between
+        # two turns; a system message that came back a developer one) are paired among
+        # themselves, in order, so that they do not shift the pairing of the kinds both
+        # sides have; what is left of them is named.
+        left_kinds, right_kinds = {kind(x) for x in left}, {kind(y) for y in right}
+        left_x = [x for x in left if kind(x) not in right_kinds]
+        right_x = [y for y in right if kind(y) not in left_kinds]
+        for x, y in zip(left_x, right_x):
+            diff(x, y, path, out)
+        for extra in left_x[len(right_x):] + right_x[len(left_x):]:
+            out.add(join(path if missing_at is None else missing_at, kind(extra)))
+        left = [x for x in left if kind(x) in right_kinds]
+        right = [y for y in right if kind(y) in left_kinds]
         # Two pairings, and the one that names fewer differences (a diff is the smallest
         # one): by kind alone (pair_changed), or elements that say the same thing (kind
         # and content) first, whatever changed around them. In a long run of user and

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
 #include "formats/anthropic_blocks.h"
 #include "formats/format.h"
@@ -116,6 +117,29 @@ std::string_view container_noun(const Container& container) {
   }
 }
 
+// True when a Gemini CLI session's `startTime` (`key`, or `lastUpdated`) is the time
+// of its first (last) turn, which is what a chat written from its turns gets back;
+// true too for a session that has no `messages` array to say.
+bool session_time_of_turns(std::string_view key, const JsonValue& value, const JsonValue& root) {
+  const JsonValue* messages = find_member(root, "messages");
+  if (messages == nullptr || !messages->IsArray()) {
+    return true;
+  }
+  std::optional<std::string_view> first, last;
+  for (const JsonValue& element : messages->GetArray()) {
+    auto type = element.IsObject() ? string_member(element, "type") : std::nullopt;
+    if (!type || (*type != "user" && *type != "gemini")) {
+      continue;  // info, error, ...: records other formats do not keep as turns
+    }
+    if (auto time = string_member(element, "timestamp")) {
+      first = first ? first : time;
+      last = time;
+    }
+  }
+  auto turn = key == "startTime" ? first : last;
+  return turn && value.IsString() && *turn == view_of(value);
+}
+
 }  // namespace
 
 void EncoderBase::write(Message&& message, Output& out) {
@@ -165,11 +189,12 @@ void EncoderBase::write(Message&& message, Output& out) {
     return;
   }
   drop_unheld(message);
-  if (only_opaque_reasoning(message)) {
-    // An encrypted Responses reasoning item (no summary): no format outside the
-    // family has a place for it, and a message without it would be an empty turn
-    // that reads back as a turn of its own. Counted as its writers count it.
-    drop("reasoning blocks", message);
+  if (auto type = opaque_item_type(message); !type.empty()) {
+    // An encrypted Responses reasoning item (no summary), a web_search_call, a
+    // tool_search_output: no format outside the family has a place for it, and a
+    // message without it would be an empty turn that reads back as a turn of its
+    // own. Counted as its writers count it.
+    drop(fmt::format("{} blocks", type), message);
     return;
   }
   if (holds_responses_items(message.origin) && !holds_responses_items(m_format) &&
@@ -210,8 +235,8 @@ bool EncoderBase::joins_reply(const Message& message) const {
 
 void EncoderBase::join_reply(Message&& message) {
   drop_unheld(message);
-  if (only_opaque_reasoning(message)) {
-    drop("reasoning blocks", message);
+  if (auto type = opaque_item_type(message); !type.empty()) {
+    drop(fmt::format("{} blocks", type), message);
     return;
   }
   Message& reply = *m_reply;
@@ -246,15 +271,14 @@ void EncoderBase::write_reply(Output& out) {
   encode_and_write(reply, out);
 }
 
-bool EncoderBase::only_opaque_reasoning(const Message& message) const {
+std::string_view EncoderBase::opaque_item_type(const Message& message) const {
   if (!holds_responses_items(message.origin) || holds_responses_items(m_format) ||
-      !message.is_turn() || !message.content.is_blocks() || message.content.blocks.empty()) {
-    return false;
+      !message.is_turn() || !message.content.is_blocks() || message.content.blocks.size() != 1) {
+    return "";
   }
-  return std::all_of(message.content.blocks.begin(), message.content.blocks.end(),
-                     [](const Block& b) {
-                       return b.type == BlockType::unknown && b.type_name == "reasoning";
-                     });
+  const Block& b = message.content.blocks.front();
+  bool whole_item = b.type == BlockType::unknown && b.json != nullptr && b.json == message.json;
+  return whole_item ? std::string_view(b.type_name) : std::string_view();
 }
 
 void EncoderBase::drop_unheld(const Message& message, bool in_body) {
@@ -353,7 +377,9 @@ void EncoderBase::drop_session_member(std::string_view key, const JsonValue& val
       drop("session ids", message);
     }
   } else if (key == "startTime" || key == "lastUpdated") {
-    if (!format_info(m_format).holds_timestamps) {
+    if (!format_info(m_format).holds_timestamps ||
+        (message.container &&
+         !session_time_of_turns(key, value, message.container->source->doc))) {
       drop("timestamps", message);
     }
   } else {

@@ -186,9 +186,10 @@ class EncoderBase : public Encoder {
   // translated whole (`in_body`), the body's members are the body writer's to count.
   void drop_unheld(const Message& message, bool in_body = false);
 
-  // True when `message`, from the Responses family and written outside it, holds
-  // only encrypted reasoning (opaque "reasoning" blocks), which no other format holds.
-  bool only_opaque_reasoning(const Message& message) const;
+  // The item type ("reasoning", "web_search_call") when `message`, from the Responses
+  // family and written outside it, is one item kept whole as an opaque block (encrypted
+  // reasoning, a built-in tool's call or output), which no other format holds; else "".
+  std::string_view opaque_item_type(const Message& message) const;
 
   // Reports each member of a response body's choices but `message` ("finish_reason
   // of response bodies"), once per body.

@@ -9,6 +9,7 @@
 #include "formats/gemini_parts.h"
 #include "formats/json_out.h"
 #include "formats/object_writer.h"
+#include "formats/responses_items.h"
 #include "formats/tool_turns.h"
 #include "io/output.h"
 
@@ -21,6 +22,7 @@ namespace {
 // answer the head's calls.
 struct Element {
   const Message* head = nullptr;
+  std::vector<const Message*> more;  // assistant turns of the same response (see `group`)
   std::vector<const Message*> results;
   const JsonValue* original = nullptr;  // the element they came from, when unchanged in shape
 };
@@ -36,7 +38,25 @@ bool only_results(const Message& m) {
                      [](const Block& b) { return b.type == BlockType::tool_result; });
 }
 
-bool has_results(const Message& m) { return m.content.is_blocks() && m.has_tool_results(); }
+bool has_results(const Message& m) {
+  return m.content.is_blocks() && m.has_tool_results();
+}
+
+// The assistant turns an element writes as one `gemini` record: its head and `more`.
+std::vector<const Message*> turns_of(const Element& e) {
+  std::vector<const Message*> turns{e.head};
+  turns.insert(turns.end(), e.more.begin(), e.more.end());
+  return turns;
+}
+
+// True when `m` is an assistant turn that continues the response `e` holds: formats
+// of one item a message (Responses items: reasoning, message, function_call) split a
+// response that Gemini CLI keeps as one record, up to the first tool result.
+bool continues_response(const Element& e, const Message& m) {
+  return e.head != nullptr && e.head->role == Role::assistant && e.head->is_turn() &&
+         e.results.empty() && m.is_turn() && m.role == Role::assistant &&
+         holds_responses_items(m.origin) && holds_responses_items(e.head->origin);
+}
 
 // 128 bits of FNV-1a over `text`, as a UUID-shaped string: a session id that is the
 // same for the same conversation.
@@ -160,9 +180,12 @@ class GeminiCliEncoder final : public EncoderBase {
                              const Container* session) {
     std::vector<Element> elements;
     for (const Message* m : messages) {
+      if (!elements.empty() && continues_response(elements.back(), *m)) {
+        elements.back().more.push_back(m);
+        continue;
+      }
       bool joins = !elements.empty() && elements.back().head != nullptr &&
-                   elements.back().head->role == Role::assistant && m->is_turn() &&
-                   has_results(*m);
+                   elements.back().head->role == Role::assistant && m->is_turn() && has_results(*m);
       if (joins) {
         // Each result goes with the turn that made its call: calls one per message
         // (OpenAI Responses items) are answered after the last of them.
@@ -172,9 +195,12 @@ class GeminiCliEncoder final : public EncoderBase {
             if (e->head == nullptr || e->head->role != Role::assistant) {
               break;
             }
-            auto calls = e->head->tool_uses();
-            bool made = std::any_of(calls.begin(), calls.end(),
-                                    [&](const Block* call) { return call->id == result->id; });
+            bool made = false;
+            for (const Message* turn : turns_of(*e)) {
+              auto calls = turn->tool_uses();
+              made = made || std::any_of(calls.begin(), calls.end(),
+                                         [&](const Block* call) { return call->id == result->id; });
+            }
             if (made) {
               if (std::find(owners.begin(), owners.end(), &*e) == owners.end()) {
                 owners.push_back(&*e);
@@ -206,7 +232,7 @@ class GeminiCliEncoder final : public EncoderBase {
       const JsonValue& doc = session->source->doc;
       const JsonValue* array = session->array_key.empty() ? nullptr : find_member(doc, "messages");
       for (Element& element : elements) {
-        std::vector<const Message*> all{element.head};
+        std::vector<const Message*> all = turns_of(element);
         all.insert(all.end(), element.results.begin(), element.results.end());
         std::size_t index = SIZE_MAX;
         bool intact = true;
@@ -321,35 +347,45 @@ class GeminiCliEncoder final : public EncoderBase {
     std::string text;
     std::vector<const Block*> thoughts;
     std::vector<const Block*> calls;
-    for (const Block& block : head.content.blocks) {
-      if (!head.content.is_blocks()) {
-        break;
+    const Usage* usage = &head.usage;
+    const std::string* model = &head.meta->model;
+    for (const Message* turn : turns_of(element)) {
+      if (usage->empty()) {
+        usage = &turn->usage;
       }
-      switch (block.type) {
-        case BlockType::text:
-          text += block.text;
-          break;
-        case BlockType::thinking:
-          thoughts.push_back(&block);
-          if (block.signature) {
-            drop("thought signatures", head);
-          }
-          break;
-        case BlockType::tool_use:
-          calls.push_back(&block);
-          break;
-        case BlockType::tool_result:
-          break;
-        default:
-          drop(fmt::format("{} blocks in gemini messages",
-                           block.type_name.empty() ? block_type_name(block.type)
-                                                   : std::string_view(block.type_name)),
-               head);
-          break;
+      if (model->empty()) {
+        model = &turn->meta->model;
       }
-    }
-    if (head.content.is_string()) {
-      text = head.content.text;
+      if (turn->content.is_string()) {
+        text += turn->content.text;
+      }
+      if (!turn->content.is_blocks()) {
+        continue;
+      }
+      for (const Block& block : turn->content.blocks) {
+        switch (block.type) {
+          case BlockType::text:
+            text += block.text;
+            break;
+          case BlockType::thinking:
+            thoughts.push_back(&block);
+            if (block.signature) {
+              drop("thought signatures", *turn);
+            }
+            break;
+          case BlockType::tool_use:
+            calls.push_back(&block);
+            break;
+          case BlockType::tool_result:
+            break;
+          default:
+            drop(fmt::format("{} blocks in gemini messages",
+                             block.type_name.empty() ? block_type_name(block.type)
+                                                     : std::string_view(block.type_name)),
+                 *turn);
+            break;
+        }
+      }
     }
     object.set("content", [text](JsonWriter& w) { write_string(w, text); });
     const bool own = head.origin == Format::gemini_cli;
@@ -397,11 +433,11 @@ class GeminiCliEncoder final : public EncoderBase {
       (void)orphan;
       drop("tool results without calls", head);
     }
-    if (!head.usage.empty()) {
+    if (!usage->empty()) {
       const JsonValue* tokens = original != nullptr ? find_member(*original, "tokens") : nullptr;
-      object.set("tokens", [&, tokens](JsonWriter& w) {
+      object.set("tokens", [&, tokens, usage](JsonWriter& w) {
         ObjectWriter t(w, tokens != nullptr && tokens->IsObject() ? tokens : nullptr);
-        const Usage& u = head.usage;
+        const Usage& u = *usage;
         auto put = [&](std::string_view key, const std::optional<std::int64_t>& v) {
           if (v) {
             t.set_int(key, *v);
@@ -415,8 +451,8 @@ class GeminiCliEncoder final : public EncoderBase {
         t.write();
       });
     }
-    if (!head.meta->model.empty()) {
-      object.set_string("model", head.meta->model);
+    if (!model->empty()) {
+      object.set_string("model", *model);
     }
     object.write();
   }

@@ -38,6 +38,13 @@ void read_tools(const JsonValue& tools, ApiBody& body) {
     if (const JsonValue* defer = find_member(tool, "defer_loading"); defer != nullptr && defer->IsBool()) {
       spec.defer_loading = defer->GetBool();
     }
+    for (const auto& member : tool.GetObject()) {
+      std::string_view key = view_of(member.name);
+      if (key != "type" && key != "name" && key != "description" && key != "parameters" &&
+          key != "strict" && key != "defer_loading" && !says_nothing(member.value)) {
+        body.unmapped.push_back(fmt::format("{} of tools", key));  // cache_control, ...
+      }
+    }
     body.tools.push_back(std::move(spec));
   }
 }
@@ -100,6 +107,7 @@ void read(const JsonValue& root, ApiBody& body) {
     } else if (!body.response && key == "parallel_tool_calls" && value.IsBool()) {
       body.parallel_tool_calls = value.GetBool();
     } else if (!body.response && key == "reasoning" && value.IsObject()) {
+      std::vector<std::string> unmapped;
       for (const auto& m : value.GetObject()) {
         std::string_view k = view_of(m.name);
         if (k == "effort" && m.value.IsString()) {
@@ -107,8 +115,13 @@ void read(const JsonValue& root, ApiBody& body) {
           body.thinking.state = body.thinking.effort == "none" ? ThinkingSetting::State::off
                                                                : ThinkingSetting::State::on;
         } else if (!says_nothing(m.value)) {
-          body.unmapped.push_back(fmt::format("{} of reasoning settings", k));
+          unmapped.push_back(fmt::format("{} of reasoning settings", k));
         }
+      }
+      if (body.thinking.state == ThinkingSetting::State::unset && !unmapped.empty()) {
+        body.unmapped_member("reasoning");  // without an effort, none of it is written
+      } else {
+        body.unmapped.insert(body.unmapped.end(), unmapped.begin(), unmapped.end());
       }
     } else if (!body.response && key == "user" && value.IsString()) {
       body.user = std::string(view_of(value));

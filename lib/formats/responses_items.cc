@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "formats/api_body.h"
 #include "formats/fields.h"
 #include "formats/json_out.h"
 #include "formats/object_writer.h"
@@ -218,6 +219,9 @@ void decode_responses_item(const JsonValue& item, const std::string& path, Messa
       if (!type) {
         message.kind = Kind::unknown;
         message.role = Role::none;
+        if (const JsonValue* error = find_member(item, "error"); error && error->IsObject()) {
+          message.record_type = "error";  // the API's error in place of a response body
+        }
         return;
       }
       throw DecodeError(path, "message item has no \"role\"");
@@ -289,6 +293,22 @@ void responses_item_unmodelled(const Message& message,
     // Free-text input (Codex's apply_patch) goes elsewhere as a function call with
     // the input {"input": TEXT}, and comes back as one: that it was custom is lost.
     unheld("custom tool calls");
+  }
+  // A text part's members beyond its text (annotations, prompt_cache_breakpoint).
+  const JsonValue* parts = type == "message" ? find_member(*message.json, "content") : nullptr;
+  if (parts != nullptr && parts->IsArray()) {
+    for (const JsonValue& part : parts->GetArray()) {
+      auto part_type = part.IsObject() ? string_member(part, "type") : std::nullopt;
+      if (!part_type || (*part_type != "input_text" && *part_type != "output_text")) {
+        continue;
+      }
+      for (const auto& member : part.GetObject()) {
+        std::string_view key = view_of(member.name);
+        if (key != "type" && key != "text" && !says_nothing(member.value)) {
+          unheld(fmt::format("{} of text blocks", key));
+        }
+      }
+    }
   }
   for (const auto& member : message.json->GetObject()) {
     std::string_view key = view_of(member.name);
