@@ -223,6 +223,21 @@ bool triple_hit(const unsigned char* bytes, std::size_t at, std::size_t size) {
   hit = or_(hit, and_(first('e'), second('y')));                                         \
   hit = or_(hit, and_(first('p'), second('a')));
 
+// Of the positions `at + i` whose bit i is set in `mask` (a block's compares), the
+// first that triple_hit accepts: true with `at` there, else false, `at` unchanged.
+inline bool first_triple_hit(const unsigned char* bytes, std::uint32_t mask, std::size_t size,
+                             std::size_t& at) {
+  while (mask != 0) {
+    std::size_t candidate = at + static_cast<std::size_t>(__builtin_ctz(mask));
+    if (triple_hit(bytes, candidate, size)) {
+      at = candidate;
+      return true;
+    }
+    mask &= mask - 1;
+  }
+  return false;
+}
+
 #ifdef __SSE2__
 // 16 positions at a time from `at` while their second bytes are within `last`:
 // true with `at` at the first candidate `triple_hit` accepts, else false with `at`
@@ -240,14 +255,8 @@ bool sse2_blocks(const unsigned char* bytes, std::size_t& at, std::size_t last,
     CONVO_SECRET_PAIRS(__m128i, CONVO_FIRST, CONVO_SECOND, _mm_and_si128, _mm_or_si128)
 #undef CONVO_FIRST
 #undef CONVO_SECOND
-    auto mask = static_cast<unsigned>(_mm_movemask_epi8(hit));
-    while (mask != 0) {
-      std::size_t candidate = at + static_cast<std::size_t>(__builtin_ctz(mask));
-      if (triple_hit(bytes, candidate, size)) {
-        at = candidate;
-        return true;
-      }
-      mask &= mask - 1;
+    if (first_triple_hit(bytes, static_cast<unsigned>(_mm_movemask_epi8(hit)), size, at)) {
+      return true;
     }
     at += 16;
   }
@@ -272,14 +281,8 @@ __attribute__((target("avx2"))) bool avx2_blocks(const unsigned char* bytes, std
     CONVO_SECRET_PAIRS(__m256i, CONVO_FIRST, CONVO_SECOND, _mm256_and_si256, _mm256_or_si256)
 #undef CONVO_FIRST
 #undef CONVO_SECOND
-    auto mask = static_cast<std::uint32_t>(_mm256_movemask_epi8(hit));
-    while (mask != 0) {
-      std::size_t candidate = at + static_cast<std::size_t>(__builtin_ctz(mask));
-      if (triple_hit(bytes, candidate, size)) {
-        at = candidate;
-        return true;
-      }
-      mask &= mask - 1;
+    if (first_triple_hit(bytes, static_cast<std::uint32_t>(_mm256_movemask_epi8(hit)), size, at)) {
+      return true;
     }
     at += 32;
   }
