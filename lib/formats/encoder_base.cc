@@ -318,6 +318,18 @@ void EncoderBase::drop_unheld(const Message& message, bool in_body) {
   if (message.usage.cost && !target.holds_cost) {
     drop("costs", message);
   }
+  if (!target.writes_cache_control) {
+    for (const Block& block : message.content.blocks) {
+      if (!block.cache_control.empty()) {
+        drop("cache_control markers", message);
+      }
+      for (const Block& inner : block.result.blocks) {
+        if (!inner.cache_control.empty()) {
+          drop("cache_control markers", message);
+        }
+      }
+    }
+  }
   if (!target.holds_file_names) {
     for (const Block& block : message.content.blocks) {
       if (is_media(block.type) && !block.name.empty()) {

@@ -307,6 +307,10 @@ struct FormatInfo {
   // AI SDK's `filename`, Anthropic's document `title`); elsewhere a name read from
   // another format is counted as lost.
   bool holds_file_names = false;
+  // Its encoder writes Anthropic cache_control markers where it has a place for them
+  // (Anthropic blocks, OpenRouter's parts, the AI SDK's providerOptions) and counts
+  // the others itself; for the other formats EncoderBase counts every marker.
+  bool writes_cache_control = false;
   // Its messages keep tool calls in a member of their own beside string content
   // (OpenAI's, LangChain's and Synaptic's `tool_calls`), so that a message with calls
   // may still have text content; a call read without JSON of its own came from it.
