@@ -250,6 +250,15 @@ bool says_nothing(const JsonValue& value) {
          (value.IsArray() && value.Empty()) || (value.IsObject() && value.MemberCount() == 0);
 }
 
+void write_string_list(JsonWriter& w, std::string_view key, const std::vector<std::string>& strings) {
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  w.StartArray();
+  for (const std::string& text : strings) {
+    write_string(w, text);
+  }
+  w.EndArray();
+}
+
 bool read_description(const JsonValue& tool, std::string& out) {
   auto description = string_member(tool, "description");
   out = std::string(description.value_or(""));

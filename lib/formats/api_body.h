@@ -181,5 +181,8 @@ bool says_nothing(const JsonValue& value);
 // Reads `description` of `tool` into `out`; false when it has none.
 bool read_description(const JsonValue& tool, std::string& out);
 
+// Writes `key` and `strings` as an array of strings (a request's stop sequences).
+void write_string_list(JsonWriter& w, std::string_view key, const std::vector<std::string>& strings);
+
 
 }  // namespace convo

@@ -404,12 +404,7 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
     body.top_k->Accept(c);
   }
   if (!body.stop.empty()) {
-    c.Key("stopSequences");
-    c.StartArray();
-    for (const std::string& stop : body.stop) {
-      write_string(c, stop);
-    }
-    c.EndArray();
+    write_string_list(c, "stopSequences", body.stop);
   }
   if (!body.modalities.empty()) {
     c.Key("responseModalities");

@@ -284,12 +284,7 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
     drop("top_k of request bodies");
   }
   if (!body.stop.empty()) {
-    w.Key("stop");
-    w.StartArray();
-    for (const std::string& stop : body.stop) {
-      write_string(w, stop);
-    }
-    w.EndArray();
+    write_string_list(w, "stop", body.stop);
   }
   if (body.stream) {
     w.Key("stream");
