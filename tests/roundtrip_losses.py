@@ -26,6 +26,7 @@ PATH triples) are at most the figure on the first line of the expectation file
 goal is 0; its other lines count them by SOURCE -> TARGET PATH, largest first). Skipped (exit 77) without the corpus.
 
   roundtrip_losses.py CONVO SOURCE_DIR [--update] [--jobs N] [--report] [--summary]
+                      [--source FORMAT]... [--match TEXT]
 """
 
 import argparse
@@ -559,7 +560,14 @@ def main():
     parser.add_argument("--summary", action="store_true",
                         help="count the unexcused differences by SOURCE -> TARGET and by "
                              "SOURCE PATH (over every target), largest first")
+    parser.add_argument("--source", action="append", default=[], metavar="FORMAT",
+                        help="only the corpus files of this source format (repeatable); "
+                             "--update then rewrites only its rows")
+    parser.add_argument("--match", metavar="TEXT",
+                        help="only corpus files whose path contains TEXT (no --update)")
     args = parser.parse_args()
+    if args.match and args.update:
+        parser.error("--match checks part of a source's files: it cannot --update")
     corpus = os.path.join(args.source_dir, "..", "shared", "corpus")
     expected_file = os.path.join(args.source_dir, "tests", "roundtrip_losses.expected")
     if not os.path.isdir(corpus):
@@ -582,6 +590,13 @@ def main():
                         f.write(ai_sdk_snapshots.to_jsonl(ai_sdk_snapshots.messages(path)))
                     shown[jsonl] = path
                     work.append((source, jsonl))
+    if args.source:
+        unknown = set(args.source) - set(SOURCES.values())
+        if unknown:
+            parser.error(f"unknown --source {', '.join(sorted(unknown))}")
+        work = [w for w in work if w[0] in args.source]
+    if args.match:
+        work = [w for w in work if args.match in shown.get(w[1], w[1])]
     work.sort(key=lambda w: w[1])
     unexcused = []
     excused = 0
@@ -611,10 +626,23 @@ def main():
         print("by SOURCE PATH:")
         for cls, count in sorted(paths.items(), key=lambda c: (-c[1], c[0])):
             print(f"  {count} {cls}")
+    def ours(cls):
+        # With --source, only that source's rows are this run's to judge or rewrite.
+        return not args.source or cls.split(" ", 1)[0] in args.source
+
     if args.update:
+        kept = {}
+        if args.source:
+            with open(expected_file, encoding="utf-8") as f:
+                f.readline()
+                for line in f:
+                    count, cls = line.rstrip("\n").split(" ", 1)
+                    if not ours(cls):
+                        kept[cls] = int(count)
+        rows = {**kept, **classes}
         with open(expected_file, "w", encoding="utf-8") as f:
-            f.write(f"{len(unexcused)}\n")
-            for cls, count in sorted(classes.items(), key=lambda c: (-c[1], c[0])):
+            f.write(f"{sum(rows.values())}\n")
+            for cls, count in sorted(rows.items(), key=lambda c: (-c[1], c[0])):
                 f.write(f"{count} {cls}\n")
         print(f"wrote {expected_file}")
         return 0
@@ -623,7 +651,10 @@ def main():
         listed = {}
         for line in f:
             count, cls = line.rstrip("\n").split(" ", 1)
-            listed[cls] = int(count)
+            if ours(cls):
+                listed[cls] = int(count)
+    if args.source or args.match:
+        limit = sum(listed.values())
     grown = [(cls, count) for cls, count in classes.items() if count > listed.get(cls, 0)]
     if len(unexcused) > limit:
         print(f"FAIL: {len(unexcused)} unexcused differences, more than the {limit} of "
