@@ -25,18 +25,6 @@ JsonDoc parse(const std::string& text) {
   return doc;
 }
 
-std::string schema_via_gemini(const std::string& schema) {
-  JsonDoc json_schema = parse(schema);
-  rapidjson::StringBuffer gemini;
-  JsonWriter g(gemini);
-  write_gemini_schema(g, json_schema);
-  JsonDoc gemini_schema = parse(std::string(gemini.GetString(), gemini.GetSize()));
-  rapidjson::StringBuffer back;
-  JsonWriter b(back);
-  write_json_schema(b, gemini_schema, true);
-  return std::string(back.GetString(), back.GetSize());
-}
-
 // An Anthropic request with every setting the four APIs share.
 constexpr std::string_view k_request =
     R"({"model":"m","max_tokens":3000,"system":"Be brief.",)"
@@ -58,22 +46,6 @@ TEST_CASE("thinking budgets and efforts map as LiteLLM maps them", "[api_body]")
   }
   CHECK(effort_of_budget(3000) == "high");
   CHECK(effort_of_budget(1500) == "medium");
-}
-
-TEST_CASE("a JSON Schema goes to Gemini's Schema only when it fits", "[api_body]") {
-  CHECK(fits_gemini_schema(parse(
-      R"({"type":"object","properties":{"a":{"type":["string","null"],"enum":["x","y"]}},"required":["a"]})")));
-  CHECK_FALSE(fits_gemini_schema(parse(R"({"type":"object","additionalProperties":false})")));
-  CHECK_FALSE(fits_gemini_schema(parse(R"({"$ref":"#/$defs/a","$defs":{"a":{"type":"string"}}})")));
-  CHECK_FALSE(fits_gemini_schema(parse(R"({"type":"string","enum":["x",null]})")));
-  CHECK_FALSE(fits_gemini_schema(parse(R"({"type":["string","integer"]})")));
-  CHECK_FALSE(fits_gemini_schema(parse(R"({"type":"object","properties":{"a":{"const":1}}})")));
-}
-
-TEST_CASE("a schema that fits comes back from Gemini's Schema as it went", "[api_body]") {
-  std::string schema =
-      R"({"type":"object","properties":{"a":{"type":["string","null"]},"b":{"type":"array","items":{"type":"integer"}}},"required":["a"]})";
-  CHECK(json_equal_documents(schema_via_gemini(schema), schema));
 }
 
 TEST_CASE("a request's shared settings survive every pair of APIs and back", "[api_body]") {

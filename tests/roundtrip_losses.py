@@ -125,6 +125,9 @@ COVERS = {
     # (the same component once normalised). Not function_declarations: that is also how
     # functionDeclarations normalises, and would cover every difference in the tools.
     "vertex tool spellings": {"parameters_json_schema"},
+    # A Gemini Schema (`parameters`, upper-case types) is JSON Schema in the other APIs,
+    # and comes back to Gemini as parametersJsonSchema.
+    "gemini schemas of tools": {"parameters", "parameters_json_schema"},
     # The Messages API requires max_tokens: a request without one gets a default, which
     # comes back under the source API's name for its limit.
     "request bodies without a token limit": {"max_tokens", "max_completion_tokens",
@@ -265,7 +268,8 @@ def flatten(recs):
 
 
 def tidy(value):
-    """Drops what carries nothing: members that are null, [] or {}, the
+    """Drops what carries nothing: members that are null, [] or {} (not the one member
+    of an array element: that names it), the
     `"type": "message"` marker of Anthropic response messages (a layout), and a
     content of one plain text block, the same as its text as a string."""
     if isinstance(value, dict):
@@ -289,7 +293,10 @@ def tidy(value):
             out[k] = v
         return out
     if isinstance(value, list):
-        return [tidy(v) for v in value]
+        # An element that is one member holding {} says its member's name: a Gemini
+        # tool switched on by naming it ({"googleSearch": {}}) is not an empty object.
+        return [v if isinstance(v, dict) and len(v) == 1 and next(iter(v.values())) == {}
+                else tidy(v) for v in value]
     return value
 
 

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 
 namespace convo {
@@ -39,41 +38,6 @@ std::string ascii_upper(std::string_view text) {
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   return out;
 }
-
-namespace {
-
-// The members Gemini's Schema object has (https://ai.google.dev/api/caching#Schema).
-constexpr std::array<std::string_view, 20> k_gemini_schema_keys = {
-    "type",     "format",   "title",     "description", "nullable",      "enum",     "maxItems",
-    "minItems", "properties", "required", "minProperties", "maxProperties", "minLength",
-    "maxLength", "pattern", "example",   "anyOf",       "propertyOrdering", "default", "items"};
-
-bool is_gemini_key(std::string_view key) {
-  return std::find(k_gemini_schema_keys.begin(), k_gemini_schema_keys.end(), key) !=
-             k_gemini_schema_keys.end() ||
-         key == "minimum" || key == "maximum";
-}
-
-// True when `type` is a JSON Schema type Gemini's Schema can say: one name, or one
-// name and "null".
-bool fits_type(const JsonValue& type) {
-  if (type.IsString()) {
-    return view_of(type) != "null";
-  }
-  if (!type.IsArray() || type.Size() != 2) {
-    return false;
-  }
-  int nulls = 0;
-  for (const JsonValue& t : type.GetArray()) {
-    if (!t.IsString()) {
-      return false;
-    }
-    nulls += view_of(t) == "null" ? 1 : 0;
-  }
-  return nulls == 1;
-}
-
-}  // namespace
 
 void write_json_schema(JsonWriter& w, const JsonValue& schema, bool from_gemini) {
   if (!from_gemini) {
@@ -125,100 +89,6 @@ void write_json_schema(JsonWriter& w, const JsonValue& schema, bool from_gemini)
     } else {
       member.value.Accept(w);
     }
-  }
-  w.EndObject();
-}
-
-bool fits_gemini_schema(const JsonValue& schema) {
-  if (!schema.IsObject()) {
-    return false;
-  }
-  for (const auto& member : schema.GetObject()) {
-    std::string_view key = view_of(member.name);
-    if (!is_gemini_key(key)) {
-      return false;
-    }
-    const JsonValue& value = member.value;
-    if (key == "type" && !fits_type(value)) {
-      return false;
-    }
-    if (key == "enum") {  // Gemini's enum is a list of strings
-      if (!value.IsArray()) {
-        return false;
-      }
-      for (const JsonValue& v : value.GetArray()) {
-        if (!v.IsString()) {
-          return false;
-        }
-      }
-    }
-    if (key == "properties") {
-      if (!value.IsObject()) {
-        return false;
-      }
-      for (const auto& property : value.GetObject()) {
-        if (!fits_gemini_schema(property.value)) {
-          return false;
-        }
-      }
-    }
-    if (key == "items" && !fits_gemini_schema(value)) {
-      return false;
-    }
-    if (key == "anyOf") {
-      if (!value.IsArray()) {
-        return false;
-      }
-      for (const JsonValue& v : value.GetArray()) {
-        if (!fits_gemini_schema(v)) {
-          return false;
-        }
-      }
-    }
-  }
-  return true;
-}
-
-void write_gemini_schema(JsonWriter& w, const JsonValue& schema) {
-  w.StartObject();
-  bool nullable = false;
-  for (const auto& member : schema.GetObject()) {
-    std::string_view key = view_of(member.name);
-    const JsonValue& value = member.value;
-    write_string(w, key);
-    if (key == "type") {
-      if (value.IsString()) {
-        write_string(w, ascii_upper(view_of(value)));
-      } else {
-        for (const JsonValue& t : value.GetArray()) {
-          if (view_of(t) != "null") {
-            write_string(w, ascii_upper(view_of(t)));
-          }
-        }
-        nullable = true;
-      }
-    } else if (key == "properties") {
-      w.StartObject();
-      for (const auto& property : value.GetObject()) {
-        write_string(w, view_of(property.name));
-        write_gemini_schema(w, property.value);
-      }
-      w.EndObject();
-    } else if (key == "items") {
-      write_gemini_schema(w, value);
-    } else if (key == "anyOf") {
-      w.StartArray();
-      for (const JsonValue& v : value.GetArray()) {
-        write_gemini_schema(w, v);
-      }
-      w.EndArray();
-    } else {
-      value.Accept(w);
-    }
-  }
-  if (nullable && find_member(schema, "nullable") == nullptr) {
-    w.Key("nullable");
-    w.Bool(true);
   }
   w.EndObject();
 }

@@ -158,14 +158,6 @@ std::string ascii_upper(std::string_view text);
 // and `nullable` turned into a "null" type when `from_gemini`; else as it is.
 void write_json_schema(JsonWriter& w, const JsonValue& schema, bool from_gemini);
 
-// True when `schema` (a JSON Schema) fits Gemini's Schema object (an OpenAPI 3.0
-// subset) as it is, but for the case of its types.
-bool fits_gemini_schema(const JsonValue& schema);
-
-// Writes a JSON Schema as a Gemini Schema: types upper-cased, a ["T","null"] type
-// as T with `nullable`.
-void write_gemini_schema(JsonWriter& w, const JsonValue& schema);
-
 // The first text of an encoded message value's `key` member ("content"), as JSON
 // text; empty when it has none.
 std::string member_json(std::string_view value, std::string_view key);

@@ -50,6 +50,10 @@ void read_tools(const JsonValue& tools, ApiBody& body) {
         if (spec.schema == nullptr) {
           spec.schema = find_member(declaration, "parameters");
           spec.gemini_schema = spec.schema != nullptr;
+          if (spec.gemini_schema) {
+            // Other APIs take JSON Schema: it comes back as parametersJsonSchema.
+            body.unmapped.emplace_back("Gemini Schemas of tools");
+          }
         }
         body.tools.push_back(std::move(spec));
       }
@@ -62,6 +66,13 @@ void read_tool_config(const JsonValue& config, ApiBody& body) {
   if (calling == nullptr || !calling->IsObject()) {
     body.unmapped_member("toolConfig");
     return;
+  }
+  for (const auto& member : config.GetObject()) {
+    std::string_view key = view_of(member.name);
+    if (key != "functionCallingConfig" && key != "function_calling_config" &&
+        !says_nothing(member.value)) {
+      body.unmapped_member(key);  // includeServerSideToolInvocations, retrievalConfig, ...
+    }
   }
   auto mode = string_member(*calling, "mode").value_or("");
   const JsonValue* names = either_member(*calling, "allowedFunctionNames", "allowed_function_names");
@@ -296,20 +307,12 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
       w.Key("description");
       write_string(w, tool.description);
     }
-    // A JSON Schema that Gemini's Schema object can say goes as `parameters`; any
-    // other (with $ref, additionalProperties, const, ...) as `parametersJsonSchema`,
-    // which takes JSON Schema as it is: nothing of a schema is lost either way.
+    // A Gemini Schema goes as `parameters`; a JSON Schema as `parametersJsonSchema`,
+    // which takes it as it is, so that it comes back from Gemini byte for byte (and a
+    // Gemini body's own parametersJsonSchema comes back as it went).
     if (tool.schema != nullptr && tool.schema->IsObject()) {
-      if (tool.gemini_schema) {
-        w.Key("parameters");
-        tool.schema->Accept(w);
-      } else if (fits_gemini_schema(*tool.schema)) {
-        w.Key("parameters");
-        write_gemini_schema(w, *tool.schema);
-      } else {
-        w.Key("parametersJsonSchema");
-        tool.schema->Accept(w);
-      }
+      w.Key(tool.gemini_schema ? "parameters" : "parametersJsonSchema");
+      tool.schema->Accept(w);
     }
     w.EndObject();
     if (tool.strict) {

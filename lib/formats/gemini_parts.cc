@@ -276,6 +276,16 @@ bool has_snake_case_spelling(const JsonValue& part) {
       return true;
     }
   }
+  // pydantic-ai writes `{"fileData": {"file_uri": ..., "mime_type": ...}}`: the part's
+  // member the API's way, the data's the protobuf's.
+  for (PartKey data : {k_inline_data, k_file_data}) {
+    const JsonValue* value = member(part, data);
+    if (value != nullptr && value->IsObject() &&
+        (find_member(*value, k_mime_type.snake) != nullptr ||
+         find_member(*value, k_file_uri.snake) != nullptr)) {
+      return true;
+    }
+  }
   return false;
 }
 
