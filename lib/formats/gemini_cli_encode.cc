@@ -486,11 +486,20 @@ class GeminiCliEncoder final : public EncoderBase {
           GeminiPartWriter::write_response(rw, *result);
           rw.EndObject();
           rw.EndObject();
+          // A file's bytes follow the functionResponse, as Gemini CLI's read_file gives them.
+          GeminiPartWriter media(false, [this, &head](std::string_view what) { drop(what, head); });
+          if (result->result.is_blocks()) {
+            for (const Block& inner : result->result.blocks) {
+              if (is_media(inner.type) && media.holds(inner)) {
+                media.write(rw, inner, "");
+              }
+            }
+          }
           rw.EndArray();
         });
         if (result->result.is_blocks()) {
           for (const Block& inner : result->result.blocks) {
-            if (inner.type != BlockType::text) {
+            if (inner.type != BlockType::text && !is_media(inner.type)) {
               drop(fmt::format("{} blocks in tool results", block_type_name(inner.type)), head);
             }
           }

@@ -200,6 +200,22 @@ void decode_gemini_part(const JsonValue& part, const std::string& path,
     block.id = std::string(optional_string(*response, "id", response_path).value_or(""));
     block.name = std::string(optional_string(*response, "name", response_path).value_or(""));
     decode_response(find_member(*response, "response"), block);
+    // A multimodal response's media (`parts`: inlineData, fileData) follow its text.
+    const JsonValue* media = find_member(*response, "parts");
+    if (media != nullptr && media->IsArray() && !media->Empty()) {
+      Content result;
+      result.form = Content::Form::blocks;
+      if (block.result.form != Content::Form::absent) {
+        result.blocks.push_back(Block::make_text(std::move(block.result.text)));
+      }
+      std::string parts_path = member_path(response_path, "parts");
+      for (rapidjson::SizeType i = 0; i < media->Size(); ++i) {
+        Block inner;
+        decode_gemini_part((*media)[i], fmt::format("{}/{}", parts_path, i), owner, inner);
+        result.blocks.push_back(std::move(inner));
+      }
+      block.result = std::move(result);
+    }
     return;
   }
   const JsonValue* inline_data = member(part, k_inline_data);
@@ -274,6 +290,17 @@ bool has_snake_case_spelling(const JsonValue& part) {
                       k_signature}) {
     if (find_member(part, key.snake) != nullptr) {
       return true;
+    }
+  }
+  // A multimodal function response's media are parts too.
+  if (const JsonValue* response = member(part, k_function_response);
+      response != nullptr && response->IsObject()) {
+    if (const JsonValue* media = find_member(*response, "parts"); media != nullptr && media->IsArray()) {
+      for (const JsonValue& inner : media->GetArray()) {
+        if (has_snake_case_spelling(inner)) {
+          return true;
+        }
+      }
     }
   }
   // pydantic-ai writes `{"fileData": {"file_uri": ..., "mime_type": ...}}`: the part's
@@ -356,6 +383,22 @@ void GeminiPartWriter::write_response(JsonWriter& w, const Block& result) {
   w.EndObject();
 }
 
+bool GeminiPartWriter::has_media(const Content& result) {
+  return result.is_blocks() &&
+         std::any_of(result.blocks.begin(), result.blocks.end(),
+                     [](const Block& inner) { return is_media(inner.type); });
+}
+
+void GeminiPartWriter::write_response_parts(JsonWriter& w, const Block& result) const {
+  w.StartArray();
+  for (const Block& inner : result.result.blocks) {
+    if (is_media(inner.type) && holds(inner)) {
+      write(w, inner, "");
+    }
+  }
+  w.EndArray();
+}
+
 void GeminiPartWriter::write(JsonWriter& w, const Block& block, std::string_view tool_name) const {
   const JsonValue* original = m_own ? block.json : nullptr;
   if (original != nullptr && !original->IsObject()) {
@@ -422,11 +465,14 @@ void GeminiPartWriter::write(JsonWriter& w, const Block& block, std::string_view
         if (!same) {
           object.set("response", [&](JsonWriter& vw) { write_response(vw, block); });
         }
+        if (has_media(block.result)) {
+          object.set("parts", [this, &block](JsonWriter& pw) { write_response_parts(pw, block); });
+        }
         object.write();
       });
       if (original == nullptr && block.result.is_blocks()) {
         for (const Block& inner : block.result.blocks) {
-          if (inner.type != BlockType::text) {
+          if (inner.type != BlockType::text && !is_media(inner.type)) {
             m_drop(fmt::format("{} blocks in tool results", block_type_name(inner.type)));
           }
         }

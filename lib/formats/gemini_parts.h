@@ -62,6 +62,11 @@ class GeminiPartWriter {
   void write(JsonWriter& w, const Block& block, std::string_view tool_name) const;
   // Writes the `response` object of a functionResponse for `result`.
   static void write_response(JsonWriter& w, const Block& result);
+  // True when a tool result's content has media, that a functionResponse holds in
+  // its `parts`.
+  static bool has_media(const Content& result);
+  // Writes the `parts` of a functionResponse: `result`'s media blocks.
+  void write_response_parts(JsonWriter& w, const Block& result) const;
 
  private:
   bool m_own;

@@ -246,7 +246,7 @@ void decode_block(const JsonValue& value, const std::string& path,
       block.source.type = MediaSource::Type::base64;
       block.source.data = std::string(optional_string(*audio, "data", audio_path).value_or(""));
       block.source.media_type =
-          "audio/" + std::string(optional_string(*audio, "format", audio_path).value_or("wav"));
+          openai_audio_media_type(optional_string(*audio, "format", audio_path).value_or("wav"));
     }
   } else if (*type == "image" || *type == "audio" || *type == "video" || *type == "file") {
     block.type = media_type_of(*type);

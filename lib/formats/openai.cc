@@ -111,7 +111,7 @@ void decode_part(const JsonValue& part, const std::string& path,
       block.source.type = MediaSource::Type::base64;
       block.source.data = std::string(optional_string(*audio, "data", audio_path).value_or(""));
       block.source.media_type =
-          "audio/" + std::string(optional_string(*audio, "format", audio_path).value_or("wav"));
+          openai_audio_media_type(optional_string(*audio, "format", audio_path).value_or("wav"));
     }
   } else if (*type == "file") {
     block.type = BlockType::file;
@@ -690,6 +690,10 @@ class OpenAIEncoder final : public EncoderBase {
 };
 
 }  // namespace
+
+std::string openai_audio_media_type(std::string_view format) {
+  return format == "mp3" ? std::string("audio/mpeg") : fmt::format("audio/{}", format);
+}
 
 void write_openai_image_part(JsonWriter& w, const MediaSource& source) {
   w.StartObject();

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "formats/format.h"
 
@@ -39,5 +41,9 @@ bool is_openai_reasoning(const Block& block);
 // Writes OpenAI's image part, `{"type": "image_url", "image_url": {"url": ...}}`, for
 // `source` (base64 data as a data: URL). LangChain's chat models read it too.
 void write_openai_image_part(JsonWriter& w, const MediaSource& source);
+
+// The media type of an `input_audio` part's `format` ("mp3" is audio/mpeg, as the
+// writer reads it back).
+std::string openai_audio_media_type(std::string_view format);
 
 }  // namespace convo
