@@ -90,6 +90,9 @@ COVERS = {
     "thought signatures": {"signature", "thought_signature"},  # the same, as Gemini calls it
     # A record with no type that names its kind (the comparison calls it `object`).
     "unknown records": {"object"},
+    # A Gemini response without candidates (a blocked prompt: promptFeedback, usage),
+    # a record of several members and no type.
+    "candidate-less response records": {"object"},
     # A tool result whose call the target has no message for is dropped; the user record
     # that held only it goes with it.
     "tool results without their call": {"tool_result", "tool_use_id", "user"},

@@ -134,6 +134,9 @@ class GeminiDecoder final : public Decoder {
       message.kind = response ? Kind::event : Kind::unknown;
       message.role = Role::none;
       message.record_type = response ? "candidate-less response" : "";
+      if (const JsonValue* error = find_member(root, "error"); error != nullptr && error->IsObject()) {
+        message.record_type = "error";  // an error body: {"error": {code, message, status}}
+      }
       message.content.form = Content::Form::absent;
     } else {
       decode_content_object(root, "", message, "user");

@@ -216,6 +216,16 @@ void read(const JsonValue& root, ApiBody& body) {
 
 // --- Writing ---
 
+// True when `content` has nothing to say: no parts, or empty texts alone.
+bool empty_reply(const Content& content) {
+  if (!content.is_blocks()) {
+    return content.text.empty();
+  }
+  return std::all_of(content.blocks.begin(), content.blocks.end(), [](const Block& block) {
+    return block.type == BlockType::text && block.text.empty() && !block.signature;
+  });
+}
+
 void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, const BodyDrop& drop,
                     JsonWriter& w) {
   w.StartObject();
@@ -225,8 +235,8 @@ void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, con
     const BodyTurn& turn = turns[i];
     w.StartObject();
     w.Key("content");
-    if (turn.values.empty()) {
-      write_raw(w, R"({"role":"model","parts":[]})");
+    if (turn.values.empty() || (turn.message != nullptr && empty_reply(turn.message->content))) {
+      write_raw(w, "{}");  // as Gemini gives a candidate it blocked (finishReason SAFETY)
     } else {
       write_raw(w, turn.values.front());
     }
@@ -255,8 +265,10 @@ void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, con
     w.StartObject();
     w.Key("promptTokenCount");
     w.Int64(prompt);
-    w.Key("candidatesTokenCount");
-    w.Int64(candidates);
+    if (candidates != 0) {  // Gemini leaves a zero count out (proto3 JSON)
+      w.Key("candidatesTokenCount");
+      w.Int64(candidates);
+    }
     if (usage.cache_read) {
       w.Key("cachedContentTokenCount");
       w.Int64(*usage.cache_read);
