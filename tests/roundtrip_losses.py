@@ -6,8 +6,10 @@ format: `convert --to SOURCE` (the input as convo writes it in its own format) i
 compared, record by record as JSON, with `convert --to TARGET | convert --from
 TARGET --to SOURCE` (the round trip). Each differing JSON path, normalised (array
 indices dropped; an array element present on one side only is named by its "type",
-e.g. `message.content.thinking`; a whole record present on one side only is
-`<record>.TYPE`, a body member present on one side only by its members or its
+e.g. `message.content.thinking`, a Gemini media part by the kind of block its
+media type makes, `parts.video`; a whole record present on one side only is
+`<record>.TYPE`, and `<record>.TYPE.KIND` when its content is media alone (it
+goes with them), a body member present on one side only by its members or its
 elements' kinds; changed elements are paired by kind before position, or by what
 they say (kind and content) first when that names fewer differences; members
 that are null, [] or {} count as absent, as do `"is_error": false`, the API's
@@ -148,6 +150,22 @@ COVERS = {
 GEMINI_PART_KEYS = ("functionCall", "functionResponse", "inlineData", "fileData", "executableCode",
                     "codeExecutionResult", "function_call", "function_response", "inline_data",
                     "file_data", "text")
+GEMINI_MEDIA_KEYS = ("inlineData", "fileData", "inline_data", "file_data")
+# The kinds of media blocks (and content parts) across the formats.
+MEDIA_KINDS = {"image", "audio", "video", "document", "file", "image_url", "input_audio",
+               "input_image", "input_file"}
+
+
+def media_kind(mime):
+    """The kind of block a Gemini part of media type `mime` is (convo's media_type_of)."""
+    for major in ("image", "audio", "video"):
+        if mime.startswith(major + "/"):
+            return major
+    if mime == "application/pdf" or mime.startswith("text/"):
+        return "document"
+    return "file"
+
+
 # Nouns that name the kind of thing, not the thing: "thinking blocks" -> thinking.
 GENERIC = re.compile(r"\s+(blocks?|records?|parts?|fields?|members?|items?|messages?|"
                      r"of request bodies|of response bodies|of response messages|of messages|of records|of items|"
@@ -316,6 +334,11 @@ def kind(value):
             return "system"  # a Gemini system instruction on a line of its own
         for key in GEMINI_PART_KEYS:
             if key in value:
+                data = value[key]
+                if key in GEMINI_MEDIA_KEYS and isinstance(data, dict):
+                    mime = data.get("mimeType", data.get("mime_type"))
+                    if isinstance(mime, str):
+                        return media_kind(mime)  # as convo reads it: "video blocks"
                 return key
         data = [k for k in value if k not in ("thought", "thoughtSignature", "thought_signature",
                                               "partMetadata", "videoMetadata")]
@@ -330,6 +353,22 @@ def untimed(value):
     if isinstance(value, dict) and "timestamp" in value:
         return {k: v for k, v in value.items() if k != "timestamp"}
     return value
+
+
+def missing_name(path, value):
+    """`path`.KIND for an element present on one side only; a record whose content is
+    media alone is named by their kinds too (`<record>.user.audio`): it went with them."""
+    name = join(path, kind(value))
+    if path == "<record>" and isinstance(value, dict):
+        inner = value.get("message") if isinstance(value.get("message"), dict) else value
+        for key in ("content", "parts"):
+            items = inner.get(key)
+            if isinstance(items, list) and items:
+                kinds = {kind(item) for item in items}
+                if kinds <= MEDIA_KINDS:
+                    name += "." + ".".join(sorted(kinds))
+                break
+    return name
 
 
 def pair_kind(value):
@@ -433,7 +472,7 @@ def diff_sequences(a, b, path, out, missing_at=None, within=None):
         for x, y in zip(left_x, right_x):
             diff(x, y, path, out)
         for extra in left_x[len(right_x):] + right_x[len(left_x):]:
-            out.add(join(path if missing_at is None else missing_at, kind(extra)))
+            out.add(missing_name(path if missing_at is None else missing_at, extra))
         left = [x for x in left if kind(x) in right_kinds]
         right = [y for y in right if kind(y) in left_kinds]
         # Two pairings, and the one that names fewer differences (a diff is the smallest
@@ -506,7 +545,7 @@ def pair_changed(left, right, path, out, missing_at, within, by=None):
         for x, y in zip(sub_left, sub_right):
             diff_pair(x, y, path, out, within)
         for extra in sub_left[len(sub_right):] + sub_right[len(sub_left):]:
-            out.add(join(path if missing_at is None else missing_at, kind(extra)))
+            out.add(missing_name(path if missing_at is None else missing_at, extra))
 
 
 def convo(binary, *args, stdin=None):
