@@ -124,7 +124,7 @@ TEST_CASE("opencode storage files are read one by one", "[opencode]") {
   auto part = read_messages(R"({"id":"prt_1","sessionID":"ses_1","messageID":"msg_1","type":"text","text":"hi"})" "\n");
   CHECK(part[0].origin == Format::opencode);
   CHECK(part[0].kind == Kind::unknown);
-  CHECK(part[0].record_type == "part");
+  CHECK(part[0].record_type == "text part");  // "text part records" when dropped
 }
 
 TEST_CASE("parts convo has no model for survive a changed message", "[opencode]") {

@@ -81,7 +81,7 @@ COVERS = {
     "usage": {"usage", "cache_creation", "cache_read_input_tokens",
               "cache_creation_input_tokens", "service_tier", "server_tool_use",
               "tokens", "usage_metadata"},  # Gemini CLI's and Gemini's spellings
-    "model names": {"model"},
+    "model names": {"model", "model_id"},  # OpenCode's modelID
     "stop reasons": {"stop_reason", "stop_sequence", "finish_reason"},
     "cache control": {"cache_control"},
     "cache_control markers": {"cache_control"},
@@ -95,6 +95,7 @@ COVERS = {
     # A Gemini response without candidates (a blocked prompt: promptFeedback, usage),
     # a record of several members and no type.
     "candidate-less response records": {"object"},
+    "session records": {"object"},  # an OpenCode session file's record (no type either)
     # A tool result whose call the target has no message for is dropped; the user record
     # that held only it goes with it.
     "tool results without their call": {"tool_result", "tool_use_id", "user"},
@@ -108,6 +109,10 @@ COVERS = {
     "system message roles": {"role"},
     "encrypted reasoning": {"encrypted_content"},
     "item ids": {"id"},
+    # An OpenCode part's own id and its message's (`messageID`).
+    "part ids": {"id", "message_id"},
+    # An OpenCode assistant message's time.completed.
+    "completion times": {"completed"},
     # A Responses custom tool call (free-text input) and its output, elsewhere a
     # function call with the input {"input": TEXT} and its result.
     "custom tool calls": {"custom_tool_call", "custom_tool_call_output"},
@@ -143,6 +148,9 @@ COVERS = {
     "validated function calling of request bodies": {"mode"},
     # A total the Messages API has no place for, that the others' sum does not give back.
     "total token counts": {"total_tokens", "total_token_count"},
+    # A call's arguments as JSON text (OpenAI's `arguments` string), spelled otherwise
+    # than compactly, that a format holding them as an object gives back compact.
+    "tool call argument text": {"arguments"},
     # OpenAI Chat's `modalities` is Gemini's generationConfig.responseModalities.
     "modalities of request bodies": {"modalities", "response_modalities"},
 }

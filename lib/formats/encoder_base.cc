@@ -12,6 +12,7 @@
 
 #include "formats/api_body.h"
 #include "formats/fields.h"
+#include "formats/json_out.h"
 #include "formats/responses_items.h"
 #include "io/output.h"
 #include "utf8.h"
@@ -138,6 +139,17 @@ bool session_time_of_turns(std::string_view key, const JsonValue& value, const J
   }
   auto turn = key == "startTime" ? first : last;
   return turn && value.IsString() && *turn == view_of(value);
+}
+
+// True when a tool call's arguments are JSON text (OpenAI's `arguments` string) that
+// a format holding them as an object gives back spelled otherwise: the object,
+// written compactly, is not the text (`{"a": 1}` comes back as `{"a":1}`).
+bool argument_text_respelled(const Block& block) {
+  if (block.type != BlockType::tool_use || block.input.empty()) {
+    return false;
+  }
+  JsonDoc doc;
+  return parse_object(block.input, doc) && to_json(doc) != block.input;
 }
 
 }  // namespace
@@ -330,6 +342,13 @@ void EncoderBase::drop_unheld(const Message& message, bool in_body) {
       }
     }
   }
+  if (!target.holds_argument_text) {
+    for (const Block& block : message.content.blocks) {
+      if (argument_text_respelled(block)) {
+        drop("tool call argument text", message);
+      }
+    }
+  }
   if (!target.holds_file_names) {
     for (const Block& block : message.content.blocks) {
       if (is_media(block.type) && !block.name.empty()) {
@@ -350,7 +369,8 @@ void EncoderBase::drop_unheld(const Message& message, bool in_body) {
   if (unmodelled != nullptr && message.json != nullptr && message.json != m_counted_json) {
     m_counted_json = message.json;
     unmodelled(message, [&](std::string_view what) {
-      if (what == "timestamps" && target.holds_timestamps) {
+      if ((what == "timestamps" && target.holds_timestamps) ||
+          (what == "session ids" && target.holds_session_ids)) {
         return;
       }
       if (target.holds_response_members &&
@@ -365,8 +385,9 @@ void EncoderBase::drop_unheld(const Message& message, bool in_body) {
       if (m_format == Format::codex && what == "usage") {
         return;  // written as the response's token_count event
       }
-      if (m_format == Format::gemini_cli && what == "model names") {
-        return;  // a gemini message has its model
+      if (m_format == Format::gemini_cli &&
+          (what == "model names" || what == "message ids" || what == "usage")) {
+        return;  // a gemini message has its model, its id and its tokens
       }
       if (uses_anthropic_blocks(m_format) && uses_anthropic_blocks(message.origin) &&
           what.ends_with(" blocks")) {
@@ -385,7 +406,7 @@ void EncoderBase::drop_session_member(std::string_view key, const JsonValue& val
     return;
   }
   if (key == "sessionId") {
-    if (m_format != Format::claude_code && m_format != Format::opencode) {
+    if (!format_info(m_format).holds_session_ids) {
       drop("session ids", message);
     }
   } else if (key == "startTime" || key == "lastUpdated") {

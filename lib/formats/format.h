@@ -303,6 +303,9 @@ struct FormatInfo {
   // Where its messages have a place for a message's cost and its timestamp.
   bool holds_cost = false;
   bool holds_timestamps = false;
+  // Its messages have a place for the session they belong to (Claude Code's and
+  // Gemini CLI's sessionId, OpenCode's sessionID); elsewhere a session id is counted.
+  bool holds_session_ids = false;
   // Its file and document parts have a place for a file's name (OpenAI's and the
   // AI SDK's `filename`, Anthropic's document `title`); elsewhere a name read from
   // another format is counted as lost.
@@ -311,6 +314,11 @@ struct FormatInfo {
   // (Anthropic blocks, OpenRouter's parts, the AI SDK's providerOptions) and counts
   // the others itself; for the other formats EncoderBase counts every marker.
   bool writes_cache_control = false;
+  // Its tool calls hold their arguments as JSON text (OpenAI's `arguments` string), so
+  // the text read from another such format comes back as it was; elsewhere arguments
+  // are a JSON object, and a text spelled otherwise than compactly (`{"a": 1}`) is
+  // counted as "tool call argument text".
+  bool holds_argument_text = false;
   // Its messages keep tool calls in a member of their own beside string content
   // (OpenAI's, LangChain's and Synaptic's `tool_calls`), so that a message with calls
   // may still have text content; a call read without JSON of its own came from it.

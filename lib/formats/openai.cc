@@ -265,6 +265,11 @@ void decode_message(const JsonValue& object, const std::string& path, Message& m
   if (!role) {
     message.kind = Kind::unknown;
     message.role = Role::none;
+    if (const JsonValue* error = find_member(object, "error"); error != nullptr && error->IsObject()) {
+      // An API error body ({"error": {"code", "message", "type", "param"}}): named as
+      // such where another format drops it ("error records"), not as an unknown record.
+      message.record_type = "error";
+    }
     return;
   }
   decode_role(*role, message);

@@ -307,7 +307,12 @@ class OpenCodeDecoder final : public Decoder {
       message.content.form = Content::Form::blocks;
     } else {
       message.kind = is_session_info(root) ? Kind::bookkeeping : Kind::unknown;
-      message.record_type = is_session_info(root) ? "session" : is_part(root) ? "part" : "";
+      // A part file read alone is named by its type ("text part records").
+      auto part_type = is_part(root) ? string_member(root, "type") : std::nullopt;
+      message.record_type = is_session_info(root) ? "session"
+                            : part_type            ? fmt::format("{} part", *part_type)
+                            : is_part(root)        ? "part"
+                                                   : "";
       message.role = Role::none;
       message.id = std::string(string_member(root, "id").value_or(""));
     }
@@ -444,10 +449,42 @@ void opencode_unmodelled(const Message& message,
   if (message.json == nullptr || !message.json->IsObject()) {
     return;
   }
+  const JsonValue* info = find_member(*message.json, "info");
+  if (info == nullptr && opencode::is_message_info(*message.json)) {
+    info = message.json;  // a message file of older storage
+  }
+  if (info != nullptr && info->IsObject() && find_member(*info, "role") != nullptr) {
+    for (const auto& member : info->GetObject()) {
+      std::string_view key = view_of(member.name);
+      if (member.value.IsNull() || key == "role" || key == "cost") {
+        continue;  // the message's role; its cost is counted by every encoder ("costs")
+      }
+      if (key == "id") {
+        unheld("message ids");
+      } else if (key == "sessionID") {
+        unheld("session ids");
+      } else if (key == "time") {
+        unheld("timestamps");  // `created`: a message's time where the target has one
+        if (member.value.IsObject() && find_member(member.value, "completed") != nullptr) {
+          unheld("completion times");  // when the reply was done: no other format says it
+        }
+      } else if (key == "modelID" || key == "model") {
+        unheld("model names");  // an assistant's modelID, a user message's {providerID, modelID}
+      } else if (key == "tokens") {
+        unheld("usage");
+      } else if (key == "finish") {
+        unheld("stop reasons");
+      } else {
+        unheld(fmt::format("{} of messages", key));  // agent, mode, path, providerID, parentID
+      }
+    }
+  }
   const JsonValue* parts = find_member(*message.json, "parts");
   if (parts == nullptr || !parts->IsArray()) {
     return;
   }
+  bool part_ids = false;
+  bool part_sessions = false;
   for (const JsonValue& part : parts->GetArray()) {
     if (!part.IsObject()) {
       continue;
@@ -456,6 +493,16 @@ void opencode_unmodelled(const Message& message,
     if (type && is_bookkeeping_part(*type)) {
       unheld(fmt::format("{} parts", *type));
     }
+    part_ids = part_ids || find_member(part, "id") != nullptr ||
+               find_member(part, "messageID") != nullptr;
+    part_sessions = part_sessions || find_member(part, "sessionID") != nullptr;
+  }
+  // Counted once per message, as its info's members are.
+  if (part_ids) {
+    unheld("part ids");  // a part's own id and its message's, which other formats lack
+  }
+  if (part_sessions && (info == nullptr || find_member(*info, "sessionID") == nullptr)) {
+    unheld("session ids");
   }
 }
 
