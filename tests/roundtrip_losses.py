@@ -90,6 +90,9 @@ COVERS = {
     "thought signatures": {"signature", "thought_signature"},  # the same, as Gemini calls it
     # A record with no type that names its kind (the comparison calls it `object`).
     "unknown records": {"object"},
+    # A Responses body with no output items (a background request's queued response):
+    # the whole record, named by its `object` (kind()).
+    "empty response body records": {"response"},
     # A tool result whose call the target has no message for is dropped; the user record
     # that held only it goes with it.
     "tool results without their call": {"tool_result", "tool_use_id", "user"},
@@ -264,6 +267,14 @@ def flatten(recs):
     return messages, body
 
 
+def says_something(record):
+    """False for a system (or developer) message with no content: an empty system
+    prompt instructs nothing, as none does, to every API (a Responses body's
+    `"instructions": ""`, which formats without a place for an empty one leave out)."""
+    return not (isinstance(record, dict) and record.get("role") in ("system", "developer") and
+                not record.get("content") and set(record) <= {"role", "content"})
+
+
 def tidy(value):
     """Drops what carries nothing: members that are null, [] or {}, the
     `"type": "message"` marker of Anthropic response messages (a layout), and a
@@ -278,14 +289,15 @@ def tidy(value):
                 continue
             if k == "is_error" and v is False:
                 continue  # the Messages API's default: a result is not an error unless told
-            if k == "content" and v == "":
-                continue  # no text, as null or absent says (an assistant turn of tool calls)
             if k == "type" and v == "function" and "function" in value:
                 continue  # the one type of a Chat tool call with a `function` (Mistral omits it)
             if (k == "content" and isinstance(v, list) and len(v) == 1 and
                     isinstance(v[0], dict) and set(v[0]) == {"type", "text"} and
                     v[0]["type"] in ("text", "input_text", "output_text")):
                 v = v[0]["text"]  # one plain text block says what the string does
+            if k == "content" and v == "":
+                continue  # no text, as null or absent says (an assistant turn of tool calls),
+                # also when spelled as one empty text block (the rule above)
             out[k] = v
         return out
     if isinstance(value, list):
@@ -304,6 +316,8 @@ def kind(value):
                 return value[key]
         if "systemInstruction" in value:
             return "system"  # a Gemini system instruction on a line of its own
+        if value.get("object") == "response":
+            return "response"  # a Responses body with no output items, not a `text` part
         for key in GEMINI_PART_KEYS:
             if key in value:
                 return key
@@ -511,6 +525,7 @@ def check_file(binary, source, path):
     if rc != 0:
         return []
     own_records, own_body = flatten(tidy(records(own)))
+    own_records = [r for r in own_records if says_something(r)]
     found = []
     for target in TARGETS:
         if target == source:
@@ -527,6 +542,7 @@ def check_file(binary, source, path):
             continue
         paths = set()
         back_records, back_body = flatten(tidy(records(back)))
+        back_records = [r for r in back_records if says_something(r)]
         within = {}
         diff_sequences(own_records, back_records, "", paths, missing_at="<record>", within=within)
         body_paths = set()
