@@ -146,7 +146,7 @@ GEMINI_PART_KEYS = ("functionCall", "functionResponse", "inlineData", "fileData"
                     "codeExecutionResult", "function_call", "function_response", "inline_data",
                     "file_data", "text")
 # Nouns that name the kind of thing, not the thing: "thinking blocks" -> thinking.
-GENERIC = re.compile(r"\s+(blocks?|records?|parts?|fields?|members?|items?|messages?|"
+GENERIC = re.compile(r"\s+(in tool results|in tool messages|in assistant messages|blocks?|records?|parts?|fields?|members?|items?|messages?|"
                      r"of request bodies|of response bodies|of response messages|of messages|of records|of items|"
                      r"of chat sessions|of tool calls|of contents|of system instructions|"
                      r"of tools|of usage|of reasoning settings|tools|of [a-z_]+ blocks)$")
@@ -373,10 +373,13 @@ def diff(a, b, path, out):
     # A content string against a list of blocks: the string is one text block (as in
     # tidy), so that what the list has beside it is named (`content.thinking`).
     # Its type is the other side's text type, as tidy reads any of them as the string.
-    if isinstance(a, str) and isinstance(b, list) and path.split(".")[-1] == "content":
-        a = [{"type": text_type(b), "text": a}]
-    elif isinstance(b, str) and isinstance(a, list) and path.split(".")[-1] == "content":
-        b = [{"type": text_type(a), "text": b}]
+    # A Responses function_call_output's `output` is content too (a string or parts),
+    # and an empty string no part at all.
+    if path.split(".")[-1] in ("content", "output"):
+        if isinstance(a, str) and isinstance(b, list):
+            a = [{"type": text_type(b), "text": a}] if a else []
+        elif isinstance(b, str) and isinstance(a, list):
+            b = [{"type": text_type(a), "text": b}] if b else []
     if isinstance(a, dict) and isinstance(b, dict):
         for key in a.keys() | b.keys():
             if key not in a or key not in b:
