@@ -294,11 +294,20 @@ void responses_item_unmodelled(const Message& message,
     // the input {"input": TEXT}, and comes back as one: that it was custom is lost.
     unheld("custom tool calls");
   }
-  // A text part's members beyond its text (annotations, prompt_cache_breakpoint).
-  const JsonValue* parts = type == "message" ? find_member(*message.json, "content") : nullptr;
+  // A text part's members beyond its text (annotations, prompt_cache_breakpoint), and
+  // an image part's detail but the API's default (written back as "auto").
+  const JsonValue* parts = type == "message" ? find_member(*message.json, "content")
+                           : type == "function_call_output" ? find_member(*message.json, "output")
+                                                            : nullptr;
   if (parts != nullptr && parts->IsArray()) {
     for (const JsonValue& part : parts->GetArray()) {
       auto part_type = part.IsObject() ? string_member(part, "type") : std::nullopt;
+      if (part_type && *part_type == "input_image") {
+        if (auto detail = string_member(part, "detail"); detail && *detail != "auto") {
+          unheld("detail of image blocks");
+        }
+        continue;
+      }
       if (!part_type || (*part_type != "input_text" && *part_type != "output_text")) {
         continue;
       }
