@@ -365,6 +365,9 @@ void EncoderBase::drop_unheld(const Message& message, bool in_body) {
       if (m_format == Format::codex && what == "usage") {
         return;  // written as the response's token_count event
       }
+      if (what == "exact text of tool arguments" && target.tool_arguments_text) {
+        return;  // kept as written
+      }
       if (m_format == Format::gemini_cli && what == "model names") {
         return;  // a gemini message has its model
       }

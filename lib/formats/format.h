@@ -315,6 +315,10 @@ struct FormatInfo {
   // (OpenAI's, LangChain's and Synaptic's `tool_calls`), so that a message with calls
   // may still have text content; a call read without JSON of its own came from it.
   bool calls_apart = false;
+  // Its tool calls hold their arguments as JSON text (OpenAI's `arguments`), kept as
+  // written; elsewhere a call's input is a JSON object, and text spelled otherwise
+  // than convo writes an object back (`{"a": 1}`) loses its exact spelling.
+  bool tool_arguments_text = false;
   // Which API's rules `check` applies (and which API `trim` counts tokens for).
   ApiRules api_rules = ApiRules::anthropic;
   // Its content blocks sit at `content/N` of the message object, N being the block's

@@ -319,6 +319,33 @@ void responses_item_unmodelled(const Message& message,
       }
     }
   }
+  // Reasoning read from `content` (an open-weight model's reasoning_text parts, no
+  // summary): elsewhere it is thinking, which comes back as a summary.
+  if (type == "reasoning") {
+    Message probe;
+    probe.source = message.source;
+    bool summarised = false;
+    if (const JsonValue* summary = find_member(*message.json, "summary");
+        summary != nullptr && summary->IsArray()) {
+      for (const JsonValue& part : summary->GetArray()) {
+        summarised = summarised || (part.IsObject() && string_member(part, "text"));
+      }
+    }
+    const JsonValue* content = find_member(*message.json, "content");
+    if (!summarised && content != nullptr && content->IsArray() && !content->Empty()) {
+      unheld("reasoning_text parts");
+    }
+  }
+  // Arguments spelled otherwise than convo writes their object back (Python's
+  // `{"a": 1}`): a format whose call input is an object keeps the value, not the text.
+  if (type == "function_call") {
+    if (auto arguments = string_member(*message.json, "arguments")) {
+      JsonDoc parsed;
+      if (parse_object(*arguments, parsed) && to_json(parsed) != *arguments) {
+        unheld("exact text of tool arguments");
+      }
+    }
+  }
   for (const auto& member : message.json->GetObject()) {
     std::string_view key = view_of(member.name);
     if (member.value.IsNull() || key == "type" || key == "role" || key == "content" ||
@@ -445,7 +472,14 @@ class ItemWriter {
       }
     }
     flush();
-    if (m_m.content.blocks.empty() && m_m.role != Role::tool) {
+    // An assistant turn of another format with no block (its only block, thinking
+    // without a signature, left out by the format it went through) says nothing: an
+    // empty message item would stand where the dropped item was. Counted. (A response's
+    // message stays: it holds the response's id, model and usage.)
+    if (m_m.content.blocks.empty() && m_m.role == Role::assistant &&
+        !holds_responses_items(m_m.origin) && !is_response(m_m)) {
+      m_drop("empty assistant messages");
+    } else if (m_m.content.blocks.empty() && m_m.role != Role::tool) {
       write_message({});
     }
   }
