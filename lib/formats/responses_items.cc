@@ -294,11 +294,20 @@ void responses_item_unmodelled(const Message& message,
     // the input {"input": TEXT}, and comes back as one: that it was custom is lost.
     unheld("custom tool calls");
   }
-  // A text part's members beyond its text (annotations, prompt_cache_breakpoint).
-  const JsonValue* parts = type == "message" ? find_member(*message.json, "content") : nullptr;
+  // A text part's members beyond its text (annotations, prompt_cache_breakpoint), and
+  // an image part's detail but the API's default (written back as "auto").
+  const JsonValue* parts = type == "message" ? find_member(*message.json, "content")
+                           : type == "function_call_output" ? find_member(*message.json, "output")
+                                                            : nullptr;
   if (parts != nullptr && parts->IsArray()) {
     for (const JsonValue& part : parts->GetArray()) {
       auto part_type = part.IsObject() ? string_member(part, "type") : std::nullopt;
+      if (part_type && *part_type == "input_image") {
+        if (auto detail = string_member(part, "detail"); detail && *detail != "auto") {
+          unheld("detail of image blocks");
+        }
+        continue;
+      }
       if (!part_type || (*part_type != "input_text" && *part_type != "output_text")) {
         continue;
       }
@@ -308,6 +317,23 @@ void responses_item_unmodelled(const Message& message,
           unheld(fmt::format("{} of text blocks", key));
         }
       }
+    }
+  }
+  // Reasoning read from `content` (an open-weight model's reasoning_text parts, no
+  // summary): elsewhere it is thinking, which comes back as a summary.
+  if (type == "reasoning") {
+    Message probe;
+    probe.source = message.source;
+    bool summarised = false;
+    if (const JsonValue* summary = find_member(*message.json, "summary");
+        summary != nullptr && summary->IsArray()) {
+      for (const JsonValue& part : summary->GetArray()) {
+        summarised = summarised || (part.IsObject() && string_member(part, "text"));
+      }
+    }
+    const JsonValue* content = find_member(*message.json, "content");
+    if (!summarised && content != nullptr && content->IsArray() && !content->Empty()) {
+      unheld("reasoning_text parts");
     }
   }
   for (const auto& member : message.json->GetObject()) {
@@ -436,7 +462,14 @@ class ItemWriter {
       }
     }
     flush();
-    if (m_m.content.blocks.empty() && m_m.role != Role::tool) {
+    // An assistant turn of another format with no block (its only block, thinking
+    // without a signature, left out by the format it went through) says nothing: an
+    // empty message item would stand where the dropped item was. Counted. (A response's
+    // message stays: it holds the response's id, model and usage.)
+    if (m_m.content.blocks.empty() && m_m.role == Role::assistant &&
+        !holds_responses_items(m_m.origin) && !is_response(m_m)) {
+      m_drop("empty assistant messages");
+    } else if (m_m.content.blocks.empty() && m_m.role != Role::tool) {
       write_message({});
     }
   }

@@ -12,6 +12,9 @@
 //
 //   node sdk_types.mjs --convo BINARY --source-dir DIR [--corpus DIR]
 //
+// The types are the SDK's input params (what a client sends), not its output types
+// (what the API returns, with ids and status the API assigns): convo's items are
+// history to send back, as Codex CLI sends its own, without ids or status.
 // A rejection whose message sdk_types_differences.txt lists (with its reason) is
 // counted, not failed. Exit 0 pass, 1 fail, 77 (SKIPPED) without the npm packages.
 import { spawnSync } from "node:child_process";
