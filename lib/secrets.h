@@ -1,9 +1,9 @@
 // Credentials in decoded text: API keys, tokens, private keys, JWTs and
 // high-entropy password/token/secret assignments (the rules man/convo-check.1
 // lists), plus the user's own patterns and known values. Used by `check --secrets`.
-// One pass over each string: SIMD compares of byte pairs, then a look at the third
-// byte, pick the positions where a rule could start, and only there is a rule
-// tried; strings too short for any rule are passed over; user patterns
+// One pass over each string: SIMD table look-ups of each position's three bytes
+// (compares of byte pairs without AVX2), then an exact look at the three, pick the
+// positions where a rule could start, and only there is a rule tried; strings too short for any rule are passed over; user patterns
 // (std::regex) run on top.
 #pragma once
 
