@@ -72,6 +72,12 @@ class ProblemSink {
   virtual void add_problem(Problem&& problem) = 0;
 };
 
+// Whether a rule `options` reports is one the check itself finds (on whole
+// conversations); false when every rule reported is a secret-* rule, found by the
+// secrets stage record by record: the run then streams (no conversation is held,
+// and the sink checks none).
+bool checks_conversations(const ReportOptions& options);
+
 // "12 problems (10 errors, 2 warnings) in 3 of 40 files".
 std::string check_summary(const CheckTally& tally);
 
