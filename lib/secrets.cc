@@ -687,15 +687,17 @@ std::vector<SecretMatch> SecretScanner::scan(std::string_view text) const {
 }
 
 void SecretScanner::scan_json(const JsonValue& value, std::string path, const Found& found) const {
-  std::vector<PathPart> parts;
-  parts.reserve(16);  // one allocation a record: paths are rarely deeper
-  walk(value, path, parts, found);
+  walk(value, path, nullptr, found);
 }
 
-std::string SecretScanner::path_string(const std::string& root,
-                                       const std::vector<PathPart>& parts) {
+std::string SecretScanner::path_string(const std::string& root, const PathPart* last) {
+  std::vector<const PathPart*> parts;
+  for (const PathPart* part = last; part != nullptr; part = part->up) {
+    parts.push_back(part);
+  }
   std::string out = root;
-  for (const PathPart& part : parts) {
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+    const PathPart& part = **it;
     if (part.json) {
       out += "{}";
     } else if (part.name.data() != nullptr) {
@@ -710,26 +712,28 @@ std::string SecretScanner::path_string(const std::string& root,
   return out;
 }
 
-void SecretScanner::walk(const JsonValue& value, const std::string& root,
-                         std::vector<PathPart>& parts, const Found& found) const {
+void SecretScanner::walk(const JsonValue& value, const std::string& root, const PathPart* path,
+                         const Found& found) const {
   if (value.IsObject()) {
     for (const auto& member : value.GetObject()) {
       std::string_view name = view_of(member.name);
       if (name.size() >= k_shortest_secret || m_any_length) {
         for (const SecretMatch& m : scan(name)) {
-          found(path_string(root, parts), name, m);
+          found(path_string(root, path), name, m);
         }
       }
-      parts.push_back(PathPart{name, 0, false});
-      walk(member.value, root, parts, found);
-      parts.pop_back();
+      if (member.value.IsString() && member.value.GetStringLength() < k_shortest_secret &&
+          !m_any_length) {
+        continue;  // most members: names, types, ids
+      }
+      const PathPart part{path, name, 0, false};
+      walk(member.value, root, &part, found);
     }
   } else if (value.IsArray()) {
     std::size_t i = 0;
     for (const JsonValue& item : value.GetArray()) {
-      parts.push_back(PathPart{std::string_view(), i++, false});
-      walk(item, root, parts, found);
-      parts.pop_back();
+      const PathPart part{path, std::string_view(), i++, false};
+      walk(item, root, &part, found);
     }
   } else if (value.IsString()) {
     std::string_view text = view_of(value);
@@ -738,18 +742,22 @@ void SecretScanner::walk(const JsonValue& value, const std::string& root,
     }
     // JSON carried in a string (an OpenAI tool call's arguments, a serialized input)
     // is searched in its own decoded strings, which its escapes may hide.
-    std::size_t first = text.find_first_not_of(" \t\r\n");
-    if (first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) {
+    std::size_t first = 0;
+    while (first < text.size() &&
+           (text[first] == ' ' || text[first] == '\t' || text[first] == '\r' ||
+            text[first] == '\n')) {
+      ++first;
+    }
+    if (first < text.size() && (text[first] == '{' || text[first] == '[')) {
       JsonDoc inner;
       if (!parse_json(text, inner)) {
-        parts.push_back(PathPart{std::string_view(), 0, true});
-        walk(inner, root, parts, found);
-        parts.pop_back();
+        const PathPart part{path, std::string_view(), 0, true};
+        walk(inner, root, &part, found);
         return;
       }
     }
     for (const SecretMatch& m : scan(text)) {
-      found(path_string(root, parts), text, m);
+      found(path_string(root, path), text, m);
     }
   }
 }

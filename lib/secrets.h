@@ -64,13 +64,16 @@ class SecretScanner {
   void scan_json(const JsonValue& value, std::string path, const Found& found) const;
 
  private:
+  // A string's place, as a chain up to the record's root on the walk's stack (no
+  // allocation per member; the path is spelled out only for a finding).
   struct PathPart {
+    const PathPart* up = nullptr;
     std::string_view name;  // a member's name; null data for an array index
     std::size_t index = 0;
     bool json = false;  // into the JSON a string holds
   };
-  static std::string path_string(const std::string& root, const std::vector<PathPart>& parts);
-  void walk(const JsonValue& value, const std::string& root, std::vector<PathPart>& parts,
+  static std::string path_string(const std::string& root, const PathPart* last);
+  void walk(const JsonValue& value, const std::string& root, const PathPart* path,
             const Found& found) const;
 
   std::vector<std::regex> m_patterns;

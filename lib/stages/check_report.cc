@@ -141,7 +141,7 @@ class CheckReport final : public MessageSink, public ProblemSink {
       return;
     }
     std::lock_guard<std::mutex> lock(m_tally->links_mutex);
-    m_tally->uuids.insert(links.uuids.begin(), links.uuids.end());
+    m_tally->uuids.insert(m_tally->uuids.end(), links.uuids.begin(), links.uuids.end());
     if (!links.dangling.empty()) {
       std::string file = links.dangling.front().problem.where.file
                              ? *links.dangling.front().problem.where.file
@@ -254,10 +254,14 @@ void report_dangling_parents(Output& out, const ReportOptions& options, CheckTal
                      std::size_t pb = place(b.file);
                      return pa != pb ? pa < pb : a.file < b.file;
                    });
+  if (!tally.pending.empty()) {
+    std::sort(tally.uuids.begin(), tally.uuids.end());
+  }
   for (CheckTally::PendingInput& input : tally.pending) {
     bool any = false;
     for (InputLinks::Dangling& link : input.dangling) {
-      if (tally.uuids.count(std::hash<std::string_view>{}(link.parent)) > 0) {
+      if (std::binary_search(tally.uuids.begin(), tally.uuids.end(),
+                             std::hash<std::string_view>{}(link.parent))) {
         continue;
       }
       any = true;
@@ -281,7 +285,7 @@ void report_dangling_parents(Output& out, const ReportOptions& options, CheckTal
     }
   }
   tally.pending.clear();
-  tally.uuids.clear();
+  std::vector<std::size_t>().swap(tally.uuids);
 }
 
 }  // namespace convo

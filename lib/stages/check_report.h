@@ -9,7 +9,6 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <vector>
 
 #include "pipeline.h"
@@ -58,7 +57,7 @@ struct CheckTally {
     std::vector<InputLinks::Dangling> dangling;
   };
   std::mutex links_mutex;                 // guards the two below
-  std::unordered_set<std::size_t> uuids;  // every input's, hashed
+  std::vector<std::size_t> uuids;  // every input's, hashed (sorted when looked up, at the end)
   std::vector<PendingInput> pending;      // inputs with links to no record of their own
 
   std::uint64_t problems() const { return errors + warnings; }
