@@ -126,14 +126,17 @@ int run_check(const CheckArgs& args) {
   stream.read.on_error = OnError::keep;
   GroupBy grouping = group_by(args.conversation);
   auto tally = std::make_shared<CheckTally>();
+  // With only secret-* rules reported (--select), nothing needs whole conversations.
+  bool conversations = checks_conversations(options);
   int code = with_output(args.input, [&](Output& out) {
     // The report says all there is to say about bad records.
     NullDiagnostics quiet;
     run_stream(
         stream,
-        [grouping, scanner]() -> std::unique_ptr<StreamStage> {
+        [grouping, scanner, conversations]() -> std::unique_ptr<StreamStage> {
           if (scanner) {
-            return make_secrets_stage(make_check_stage(grouping), scanner);
+            return make_secrets_stage(conversations ? make_check_stage(grouping) : nullptr,
+                                      scanner);
           }
           return make_check_stage(grouping);
         },

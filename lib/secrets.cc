@@ -205,7 +205,7 @@ bool triple_hit(const unsigned char* bytes, std::size_t at, std::size_t size) {
          (la == 's' && lb == 'e' && lc == 'c') || (la == 'a' && lb == 'p' && lc == 'i');
 }
 
-// The SIMD compares of `next_start`: each position's pair of bytes, its letters
+// The SSE2 compares of `next_start` (CPUs without AVX2): each position's pair of bytes, its letters
 // folded to lower case (| 0x20), against the first two bytes of the rules' prefixes
 // folded alike (sk, rk, ak, as, ai, gh, gi, gl, xo, --, ey, pa, to, se, ap); a
 // superset of what `triple_hit` accepts. `first(c)`/`second(c)` compare a position's
@@ -266,26 +266,109 @@ bool sse2_blocks(const unsigned char* bytes, std::size_t& at, std::size_t last,
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define CONVO_SECRETS_AVX2 1
-// The same, 32 positions at a time, on CPUs with AVX2 (chosen at run time: the
-// build targets plain x86-64).
+// On CPUs with AVX2 (chosen at run time: the build targets plain x86-64), the
+// three bytes of each of 32 positions at once, by table: each class below is a
+// set of first bytes, one of second bytes and one of third bytes, and together
+// they hold every triple `triple_hit` accepts (pas, sec, tok and api in any
+// case). A byte's classes, for its place in the triple, are those of its low
+// nibble (one table look-up, vpshufb) and'ed with those of its high nibble; a
+// position whose three bytes share a class is a candidate. Because a table holds
+// each nibble of every byte of a class, a class may let through more than it
+// lists (its sets' products: "pec", "/"), never less; `triple_hit` decides.
+struct TripleClass {
+  std::string_view first, second, third;
+};
+constexpr TripleClass k_triple_classes[8] = {
+    {"sr", "k", "-_"},          // sk- sk_ rk_
+    {"A", "KSI", "Iz"},         // AKI ASI AIz
+    {"g", "hil", "pousrt"},     // ghp gho ghu ghs ghr git glp
+    {"x", "o", "x"},            // xox
+    {"e", "y", "J"},            // eyJ
+    {"-", "-", "-"},            // ---
+    {"pPsS", "aAeE", "sScC"},   // pas sec, any case
+    {"tTaA", "oOpP", "kKiI"},   // tok api, any case
+};
+
+// For place j of a triple (0, 1, 2): tables[2j] by low nibble, tables[2j + 1] by
+// high nibble, each entry the classes (bits) holding a byte with that nibble there.
+using NibbleTables = std::array<std::array<std::uint8_t, 16>, 6>;
+constexpr NibbleTables make_nibble_tables() {
+  NibbleTables tables{};
+  for (std::size_t k = 0; k < std::size(k_triple_classes); ++k) {
+    const TripleClass& c = k_triple_classes[k];
+    std::string_view sets[3] = {c.first, c.second, c.third};
+    for (std::size_t j = 0; j < 3; ++j) {
+      for (char ch : sets[j]) {
+        auto byte = static_cast<unsigned char>(ch);
+        tables[2 * j][byte & 0x0F] |= static_cast<std::uint8_t>(1u << k);
+        tables[2 * j + 1][byte >> 4] |= static_cast<std::uint8_t>(1u << k);
+      }
+    }
+  }
+  return tables;
+}
+constexpr NibbleTables k_nibble_tables = make_nibble_tables();
+
+// The byte tables of `k_nibble_tables`, in both halves of a register each.
+struct Avx2Tables {
+  __m256i low[3], high[3];
+};
+
+// The candidates among the 32 positions from `p` (bit i for p + i), reading p[0]
+// to p[33].
+__attribute__((target("avx2"), always_inline)) inline std::uint32_t avx2_candidates(
+    const unsigned char* p, const Avx2Tables& t) {
+  const __m256i low = _mm256_set1_epi8(0x0F);
+#define CONVO_CLASSES(j)                                                                  \
+  _mm256_and_si256(                                                                       \
+      _mm256_shuffle_epi8(t.low[j], _mm256_and_si256(v##j, low)),                         \
+      _mm256_shuffle_epi8(t.high[j], _mm256_and_si256(_mm256_srli_epi16(v##j, 4), low)))
+  const __m256i v0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  const __m256i v1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 1));
+  const __m256i v2 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2));
+  const __m256i all =
+      _mm256_and_si256(_mm256_and_si256(CONVO_CLASSES(0), CONVO_CLASSES(1)), CONVO_CLASSES(2));
+#undef CONVO_CLASSES
+  const __m256i none = _mm256_cmpeq_epi8(all, _mm256_setzero_si256());
+  return ~static_cast<std::uint32_t>(_mm256_movemask_epi8(none));
+}
+
+// From `at` to `last`, 32 positions a block: true with `at` at the first
+// candidate `triple_hit` accepts, else false with `at` at `last`. The bytes after
+// the last whole block are copied into a zeroed block (a zero byte is in no class).
 __attribute__((target("avx2"))) bool avx2_blocks(const unsigned char* bytes, std::size_t& at,
                                                  std::size_t last, std::size_t size) {
-  while (last >= 32 && at <= last - 32) {
-    const __m256i fold = _mm256_set1_epi8(0x20);
-    const __m256i a = _mm256_or_si256(
-        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bytes + at)), fold);
-    const __m256i b = _mm256_or_si256(
-        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bytes + at + 1)), fold);
-#define CONVO_FIRST(c) _mm256_cmpeq_epi8(a, _mm256_set1_epi8(c))
-#define CONVO_SECOND(c) _mm256_cmpeq_epi8(b, _mm256_set1_epi8(c))
-    CONVO_SECRET_PAIRS(__m256i, CONVO_FIRST, CONVO_SECOND, _mm256_and_si256, _mm256_or_si256)
-#undef CONVO_FIRST
-#undef CONVO_SECOND
-    if (first_triple_hit(bytes, static_cast<std::uint32_t>(_mm256_movemask_epi8(hit)), size, at)) {
+  Avx2Tables t;
+  for (std::size_t j = 0; j < 3; ++j) {
+    t.low[j] = _mm256_broadcastsi128_si256(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(k_nibble_tables[2 * j].data())));
+    t.high[j] = _mm256_broadcastsi128_si256(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(k_nibble_tables[2 * j + 1].data())));
+  }
+  std::size_t i = at;
+  while (i + 34 <= size && i + 32 <= last) {
+    std::uint32_t mask = avx2_candidates(bytes + i, t);
+    if (mask != 0 && first_triple_hit(bytes, mask, size, i)) {
+      at = i;
       return true;
     }
-    at += 32;
+    i += 32;
   }
+  while (i < last) {
+    alignas(32) unsigned char tail[64] = {};
+    std::memcpy(tail, bytes + i, std::min<std::size_t>(size - i, 34));
+    std::uint32_t mask = avx2_candidates(tail, t);
+    std::size_t positions = std::min<std::size_t>(last - i, 32);
+    if (positions < 32) {
+      mask &= (std::uint32_t{1} << positions) - 1;
+    }
+    if (mask != 0 && first_triple_hit(bytes, mask, size, i)) {
+      at = i;
+      return true;
+    }
+    i += positions;
+  }
+  at = i;
   return false;
 }
 
@@ -298,16 +381,18 @@ const bool k_has_avx2 = [] {
 #undef CONVO_SECRET_PAIRS
 
 // The first position in [at, last) where a rule may start (`triple_hit`), else
-// `last`. Most strings hold none: the SIMD compares above pass over them a block at
-// a time; `triple_hit` then decides each position they let through, and the bytes
-// after the last block one by one. Callgrind, 20 MB of Claude Code lines: a byte
-// at a time took 12 instructions a byte, the SSE2 blocks 4.8 and AVX2's 3.1 (and
-// `triple_hit` of what they let through 0.85).
+// `last`. Most strings hold none: the SIMD blocks above pass over them a block at
+// a time; `triple_hit` then decides each position they let through, and (without
+// AVX2) the bytes after the last block one by one. Callgrind, the 16 MB of strings
+// in the first 20 MB of the benchmark's Claude Code lines: a byte at a time took 12
+// instructions a byte, the SSE2 pair blocks 4.8, AVX2 pair blocks 3.1 plus 1.6 for
+// `triple_hit` on the pairs they let through ("to", "se", "pa" are common) and for
+// each string's last bytes one by one; the AVX2 triple classes take 2.0 in all.
 std::size_t next_start(const unsigned char* bytes, std::size_t at, std::size_t last,
                        std::size_t size) {
 #ifdef CONVO_SECRETS_AVX2
-  if (k_has_avx2 && avx2_blocks(bytes, at, last, size)) {
-    return at;
+  if (k_has_avx2) {
+    return avx2_blocks(bytes, at, last, size) ? at : last;
   }
 #endif
 #ifdef __SSE2__
@@ -602,15 +687,17 @@ std::vector<SecretMatch> SecretScanner::scan(std::string_view text) const {
 }
 
 void SecretScanner::scan_json(const JsonValue& value, std::string path, const Found& found) const {
-  std::vector<PathPart> parts;
-  parts.reserve(16);  // one allocation a record: paths are rarely deeper
-  walk(value, path, parts, found);
+  walk(value, path, nullptr, found);
 }
 
-std::string SecretScanner::path_string(const std::string& root,
-                                       const std::vector<PathPart>& parts) {
+std::string SecretScanner::path_string(const std::string& root, const PathPart* last) {
+  std::vector<const PathPart*> parts;
+  for (const PathPart* part = last; part != nullptr; part = part->up) {
+    parts.push_back(part);
+  }
   std::string out = root;
-  for (const PathPart& part : parts) {
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+    const PathPart& part = **it;
     if (part.json) {
       out += "{}";
     } else if (part.name.data() != nullptr) {
@@ -625,26 +712,28 @@ std::string SecretScanner::path_string(const std::string& root,
   return out;
 }
 
-void SecretScanner::walk(const JsonValue& value, const std::string& root,
-                         std::vector<PathPart>& parts, const Found& found) const {
+void SecretScanner::walk(const JsonValue& value, const std::string& root, const PathPart* path,
+                         const Found& found) const {
   if (value.IsObject()) {
     for (const auto& member : value.GetObject()) {
       std::string_view name = view_of(member.name);
       if (name.size() >= k_shortest_secret || m_any_length) {
         for (const SecretMatch& m : scan(name)) {
-          found(path_string(root, parts), name, m);
+          found(path_string(root, path), name, m);
         }
       }
-      parts.push_back(PathPart{name, 0, false});
-      walk(member.value, root, parts, found);
-      parts.pop_back();
+      if (member.value.IsString() && member.value.GetStringLength() < k_shortest_secret &&
+          !m_any_length) {
+        continue;  // most members: names, types, ids
+      }
+      const PathPart part{path, name, 0, false};
+      walk(member.value, root, &part, found);
     }
   } else if (value.IsArray()) {
     std::size_t i = 0;
     for (const JsonValue& item : value.GetArray()) {
-      parts.push_back(PathPart{std::string_view(), i++, false});
-      walk(item, root, parts, found);
-      parts.pop_back();
+      const PathPart part{path, std::string_view(), i++, false};
+      walk(item, root, &part, found);
     }
   } else if (value.IsString()) {
     std::string_view text = view_of(value);
@@ -653,18 +742,22 @@ void SecretScanner::walk(const JsonValue& value, const std::string& root,
     }
     // JSON carried in a string (an OpenAI tool call's arguments, a serialized input)
     // is searched in its own decoded strings, which its escapes may hide.
-    std::size_t first = text.find_first_not_of(" \t\r\n");
-    if (first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) {
+    std::size_t first = 0;
+    while (first < text.size() &&
+           (text[first] == ' ' || text[first] == '\t' || text[first] == '\r' ||
+            text[first] == '\n')) {
+      ++first;
+    }
+    if (first < text.size() && (text[first] == '{' || text[first] == '[')) {
       JsonDoc inner;
       if (!parse_json(text, inner)) {
-        parts.push_back(PathPart{std::string_view(), 0, true});
-        walk(inner, root, parts, found);
-        parts.pop_back();
+        const PathPart part{path, std::string_view(), 0, true};
+        walk(inner, root, &part, found);
         return;
       }
     }
     for (const SecretMatch& m : scan(text)) {
-      found(path_string(root, parts), text, m);
+      found(path_string(root, path), text, m);
     }
   }
 }

@@ -1,9 +1,9 @@
 // Credentials in decoded text: API keys, tokens, private keys, JWTs and
 // high-entropy password/token/secret assignments (the rules man/convo-check.1
 // lists), plus the user's own patterns and known values. Used by `check --secrets`.
-// One pass over each string: SIMD compares of byte pairs, then a look at the third
-// byte, pick the positions where a rule could start, and only there is a rule
-// tried; strings too short for any rule are passed over; user patterns
+// One pass over each string: SIMD table look-ups of each position's three bytes
+// (compares of byte pairs without AVX2), then an exact look at the three, pick the
+// positions where a rule could start, and only there is a rule tried; strings too short for any rule are passed over; user patterns
 // (std::regex) run on top.
 #pragma once
 
@@ -64,13 +64,16 @@ class SecretScanner {
   void scan_json(const JsonValue& value, std::string path, const Found& found) const;
 
  private:
+  // A string's place, as a chain up to the record's root on the walk's stack (no
+  // allocation per member; the path is spelled out only for a finding).
   struct PathPart {
+    const PathPart* up = nullptr;
     std::string_view name;  // a member's name; null data for an array index
     std::size_t index = 0;
     bool json = false;  // into the JSON a string holds
   };
-  static std::string path_string(const std::string& root, const std::vector<PathPart>& parts);
-  void walk(const JsonValue& value, const std::string& root, std::vector<PathPart>& parts,
+  static std::string path_string(const std::string& root, const PathPart* last);
+  void walk(const JsonValue& value, const std::string& root, const PathPart* path,
             const Found& found) const;
 
   std::vector<std::regex> m_patterns;

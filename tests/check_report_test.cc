@@ -83,3 +83,25 @@ TEST_CASE("check reports and counts only what --select and --ignore choose", "[c
   CHECK(report(chat, quiet, counted).empty());
   CHECK(counted.problems() == all.problems());
 }
+
+TEST_CASE("a run reporting only secret rules checks no conversation, so it streams", "[check]") {
+  ReportOptions all;
+  CHECK(checks_conversations(all));
+  ReportOptions secrets;
+  secrets.select = {"secret-jwt", "secret-openai-key"};
+  CHECK_FALSE(checks_conversations(secrets));
+  ReportOptions mixed = secrets;
+  mixed.select.push_back("malformed-line");
+  CHECK(checks_conversations(mixed));
+  mixed.ignore = {"malformed-line"};
+  CHECK_FALSE(checks_conversations(mixed));
+
+  // The sink then holds nothing: the file's own rules are not looked at.
+  const std::string chat =
+      R"({"role":"wizard","content":"hi"})" "\n"
+      "not json\n";
+  CheckTally tally;
+  CHECK(report(chat, secrets, tally).empty());
+  CHECK(tally.problems() == 0);
+  CHECK(tally.files == 1);
+}

@@ -61,6 +61,48 @@ TEST_CASE("what looks like a credential but is not stays unreported", "[secrets]
   CHECK(rules_in("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln").size() == 1);
 }
 
+TEST_CASE("a credential is found at every offset and at the end of a string", "[secrets]") {
+  // The scan looks at 32 positions at a time (16 without AVX2) and copies what is left
+  // at a string's end into a zeroed block: every offset of every rule's prefix, in
+  // strings of every length around those sizes, must come out as one scalar pass finds it.
+  const std::vector<std::string> credentials = {
+      "sk-ant-api03-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2",     "sk-proj-Q1w2E3r4T5y6U7i8O9p0AsDf",
+      "AKIAZ7QWERTY2UIOP3AS",                      "ASIAZ7QWERTY2UIOP3AS",
+      "ghp_Zy9Xw8Vu7Ts6Rq5Po4Nm3Lk2Jh1Gf0EdCbAz",   "github_pat_11ABCDEFG0123456789abcdef",
+      "glpat-Ab1Cd2Ef3Gh4Ij5Kl6Mn",                "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
+      "xoxb-1234567890-abcdefGHIJ",                "rk_live_4eC39HqLyjWDarjtT1zdp7dc",
+      "sk_live_4eC39HqLyjWDarjtT1zdp7dc",          "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----",
+      "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln", "PASSWORD=Tr0ub4dor3xQz9Lm2v",
+      "Token: Tr0ub4dor3xQz9Lm2v",                 "SECRET=Tr0ub4dor3xQz9Lm2v",
+      "API_KEY=Tr0ub4dor3xQz9Lm2v",                "aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"};
+  // Filler holding pairs and classes' near misses (to, se, pa, ap, sp, gh, xo, ey).
+  const std::string filler = "to se pa ap spec eye gh xo -- ak as ai rk sk ";
+  SecretScanner scanner(SecretOptions{});
+  for (const std::string& credential : credentials) {
+    std::vector<SecretMatch> alone = scanner.scan(credential);
+    REQUIRE(alone.size() == 1);
+    for (std::size_t offset = 0; offset <= 70; ++offset) {
+      std::string before;
+      while (before.size() < offset) {
+        before += filler;
+      }
+      before.resize(offset);
+      if (offset > 0) {
+        before.back() = ' ';
+      }
+      for (const std::string& after : {std::string(), std::string(" "), " " + filler}) {
+        std::string text = before + credential + after;
+        std::vector<SecretMatch> found = scanner.scan(text);
+        INFO(text);
+        REQUIRE(found.size() == 1);
+        CHECK(found[0].rule == alone[0].rule);
+        CHECK(found[0].begin == offset + alone[0].begin);
+        CHECK(found[0].length == alone[0].length);
+      }
+    }
+  }
+}
+
 TEST_CASE("patterns and known values add to the rules", "[secrets]") {
   SecretOptions options;
   options.patterns = {"corp-[0-9]{6}"};

@@ -511,17 +511,27 @@ void InputCheck::conversation(std::vector<Message> records) {
       continue;
     }
     const RecordMeta& e = *record.meta;
+    std::uint32_t uuid = k_no_uuid;
     if (!e.uuid.empty()) {
-      auto [it, added] = m_uuids.emplace(e.uuid, record.where.line);
-      if (!added) {
+      uuid = intern(e.uuid);
+      Uuid& entry = m_uuids[uuid];
+      if (!entry.is_record) {
+        entry.is_record = true;
+        entry.line = record.where.line;
+        ++m_record_uuids;
+      } else {
         m_problems.push_back(
             Problem{record.where, "duplicate-uuid",
-                    fmt::format("uuid {} is used again (first at line {})", e.uuid, it->second)});
+                    fmt::format("uuid {} is used again (first at line {})", e.uuid, entry.line)});
       }
     }
     if (!e.parent_uuid.empty() || !e.uuid.empty()) {
       // Roots too: with a uuid used twice, the first record's parent is the one.
-      m_links.push_back(Link{e.uuid, e.parent_uuid, record.where});
+      std::uint32_t parent = e.parent_uuid.empty() ? k_no_uuid : intern(e.parent_uuid);
+      if (uuid != k_no_uuid && m_uuids[uuid].first_link == k_no_uuid) {
+        m_uuids[uuid].first_link = static_cast<std::uint32_t>(m_links.size());
+      }
+      m_links.push_back(Link{uuid, parent, record.where});
     }
     invalid_utf8(record);
   }
@@ -567,30 +577,61 @@ void InputCheck::invalid_utf8(const Message& record) {
   }
 }
 
-void InputCheck::cycles() {
-  // uuid -> parent; a record's ancestors are followed until a root, a record
-  // already cleared, or a record seen on this walk (a cycle).
-  std::unordered_map<std::string_view, const Link*> parent_of;
-  for (const Link& link : m_links) {
-    if (!link.uuid.empty()) {
-      parent_of.emplace(link.uuid, &link);
+std::uint32_t InputCheck::intern(std::string_view uuid) {
+  std::size_t hash = std::hash<std::string_view>{}(uuid);
+  if ((m_uuids.size() + 1) * 2 > m_uuid_slots.size()) {
+    // At most half full: double, and place every id again.
+    std::vector<std::uint32_t> slots(std::max<std::size_t>(1024, m_uuid_slots.size() * 2), 0);
+    std::size_t mask = slots.size() - 1;
+    for (std::uint32_t id = 0; id < m_uuids.size(); ++id) {
+      std::size_t at = m_uuids[id].hash & mask;
+      while (slots[at] != 0) {
+        at = (at + 1) & mask;
+      }
+      slots[at] = id + 1;
+    }
+    m_uuid_slots.swap(slots);
+  }
+  std::size_t mask = m_uuid_slots.size() - 1;
+  std::size_t at = hash & mask;
+  for (; m_uuid_slots[at] != 0; at = (at + 1) & mask) {
+    std::uint32_t id = m_uuid_slots[at] - 1;
+    if (m_uuids[id].hash == hash && uuid_text(id) == uuid) {
+      return id;
     }
   }
-  std::unordered_map<std::string_view, int> state;  // 1: on the current walk, 2: cleared
-  for (const Link& start : m_links) {
-    if (start.uuid.empty() || state[start.uuid] == 2) {
+  auto id = static_cast<std::uint32_t>(m_uuids.size());
+  m_uuid_slots[at] = id + 1;
+  Uuid entry;
+  entry.offset = m_uuid_bytes.size();
+  entry.size = static_cast<std::uint32_t>(uuid.size());
+  entry.hash = hash;
+  m_uuids.push_back(entry);
+  m_uuid_bytes += uuid;
+  return id;
+}
+
+void InputCheck::cycles() {
+  // A record's ancestors are followed (from the first record with each uuid) until
+  // a root, a uuid already cleared, or one seen on this walk (a cycle).
+  std::vector<std::uint8_t> state(m_uuids.size(), 0);  // 1: on the current walk, 2: cleared
+  std::vector<std::uint32_t> walk;
+  for (std::size_t i = 0; i < m_links.size(); ++i) {
+    const Link& start = m_links[i];
+    if (start.uuid == k_no_uuid || state[start.uuid] == 2) {
       continue;
     }
-    if (start.uuid == start.parent && parent_of[start.uuid] == &start) {
-      m_problems.push_back(Problem{start.where, "parent-cycle",
-                                   fmt::format("record {} names itself as its parent", start.uuid)});
+    if (start.uuid == start.parent && m_uuids[start.uuid].first_link == i) {
+      m_problems.push_back(Problem{
+          start.where, "parent-cycle",
+          fmt::format("record {} names itself as its parent", uuid_text(start.uuid))});
       state[start.uuid] = 2;
       continue;
     }
-    std::vector<std::string_view> walk;
-    std::string_view at = start.uuid;
+    walk.clear();
+    std::uint32_t at = start.uuid;
     for (;;) {
-      int& s = state[at];
+      std::uint8_t& s = state[at];
       if (s == 2) {
         break;
       }
@@ -599,52 +640,59 @@ void InputCheck::cycles() {
         auto first = std::find(walk.begin(), walk.end(), at);
         std::size_t length = static_cast<std::size_t>(walk.end() - first);
         if (length > 1) {
-          const Link* link = parent_of[at];
-          m_problems.push_back(Problem{
-              link->where, "parent-cycle",
-              fmt::format("record {} is its own ancestor ({} records in the cycle)", at, length)});
+          const Link& link = m_links[m_uuids[at].first_link];
+          m_problems.push_back(Problem{link.where, "parent-cycle",
+                                       fmt::format("record {} is its own ancestor ({} records "
+                                                   "in the cycle)",
+                                                   uuid_text(at), length)});
         }
         break;
       }
       s = 1;
       walk.push_back(at);
-      auto next = parent_of.find(at);
-      if (next == parent_of.end() || next->second->parent.empty()) {
+      std::uint32_t next = m_uuids[at].first_link;
+      if (next == k_no_uuid || m_links[next].parent == k_no_uuid) {
         break;
       }
-      at = next->second->parent;
+      at = m_links[next].parent;
     }
-    for (std::string_view uuid : walk) {
-      state[uuid] = 2;
+    for (std::uint32_t id : walk) {
+      state[id] = 2;
     }
   }
 }
 
 std::vector<Problem> InputCheck::finish(InputLinks* links) {
   // Parent links mean something only where records have uuids (Claude Code).
-  if (m_uuids.empty()) {
+  if (m_record_uuids == 0) {
     m_links.clear();
   }
   cycles();
   for (const Link& link : m_links) {
-    if (!link.parent.empty() && m_uuids.count(link.parent) == 0) {
+    if (link.parent != k_no_uuid && !m_uuids[link.parent].is_record) {
+      std::string_view parent = uuid_text(link.parent);
       Problem problem{link.where, "dangling-parent",
-                      fmt::format("parentUuid {} names no record of this file", link.parent)};
+                      fmt::format("parentUuid {} names no record of this file", parent)};
       if (links != nullptr) {
-        links->dangling.push_back(InputLinks::Dangling{link.parent, std::move(problem)});
+        links->dangling.push_back(InputLinks::Dangling{std::string(parent), std::move(problem)});
       } else {
         m_problems.push_back(std::move(problem));
       }
     }
   }
   if (links != nullptr) {
-    links->uuids.reserve(links->uuids.size() + m_uuids.size());
-    for (const auto& [uuid, line] : m_uuids) {
-      links->uuids.push_back(std::hash<std::string_view>{}(uuid));
+    links->uuids.reserve(links->uuids.size() + m_record_uuids);
+    for (const Uuid& uuid : m_uuids) {
+      if (uuid.is_record) {
+        links->uuids.push_back(uuid.hash);
+      }
     }
   }
   m_links.clear();
   m_uuids.clear();
+  m_uuid_slots.clear();
+  m_uuid_bytes.clear();
+  m_record_uuids = 0;
   std::vector<Problem> problems;
   problems.swap(m_problems);
   std::stable_sort(problems.begin(), problems.end(),
@@ -659,14 +707,16 @@ std::vector<Problem> check_conversation(std::vector<Message> records, const Chec
 }
 
 std::unique_ptr<StreamStage> make_check_stage(GroupBy group_by) {
-  // The sink does the checking: it needs each conversation whole, as it was read.
+  // The sink does the checking: it needs each conversation whole, as it was read,
+  // but not the records' bytes (a check writes no record; a document's lines are
+  // found in its container's).
   return make_api_view_stage(
       [](std::vector<Message> conversation) {
         std::vector<std::vector<Message>> out;
         out.push_back(std::move(conversation));
         return out;
       },
-      group_by);
+      group_by, /*keep_bytes=*/false);
 }
 
 }  // namespace convo

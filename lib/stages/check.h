@@ -78,11 +78,29 @@ class InputCheck {
   std::vector<Problem> finish(InputLinks* links = nullptr);
 
  private:
+  // The input's uuids and parentUuids, each string once (an id is its index in
+  // m_uuids): a record's 36-byte uuid is held once however many records name it,
+  // and the links between records are ids, followed without hashing. Linear in the
+  // input's records, as duplicate-uuid and dangling-parent need (about 100 bytes a
+  // record), but no string or map node of its own per record.
+  static constexpr std::uint32_t k_no_uuid = UINT32_MAX;
+  struct Uuid {
+    std::size_t offset = 0;  // in m_uuid_bytes
+    std::uint32_t size = 0;
+    bool is_record = false;                // some record has this uuid
+    std::uint64_t line = 0;                // the first such record's line
+    std::uint32_t first_link = k_no_uuid;  // the first link from such a record
+    std::size_t hash = 0;                  // std::hash of the string
+  };
   struct Link {
-    std::string uuid;  // of the record that links (may be empty)
-    std::string parent;
+    std::uint32_t uuid = k_no_uuid;  // of the record that links (may be none)
+    std::uint32_t parent = k_no_uuid;
     Location where;
   };
+  std::uint32_t intern(std::string_view uuid);
+  std::string_view uuid_text(std::uint32_t id) const {
+    return std::string_view(m_uuid_bytes).substr(m_uuids[id].offset, m_uuids[id].size);
+  }
   // Message text that is not valid UTF-8 (normalize-for-api refuses to write it).
   void invalid_utf8(const Message& record);
   // parentUuid links that lead back to their own record.
@@ -90,8 +108,11 @@ class InputCheck {
 
   CheckOptions m_options;
   std::vector<Problem> m_problems;
-  std::unordered_map<std::string, std::uint64_t> m_uuids;  // uuid -> line of its record
-  std::vector<Link> m_links;                               // parentUuid references
+  std::string m_uuid_bytes;
+  std::vector<Uuid> m_uuids;
+  std::vector<std::uint32_t> m_uuid_slots;  // open addressing: id + 1, 0 for free
+  std::size_t m_record_uuids = 0;           // uuids some record has
+  std::vector<Link> m_links;                // parentUuid references
 };
 
 // The problems of `records` checked as one input holding one conversation.

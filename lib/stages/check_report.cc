@@ -8,6 +8,7 @@
 
 #include "io/output.h"
 #include "json.h"
+#include "secrets.h"
 
 namespace convo {
 
@@ -67,18 +68,27 @@ void write_problem(Output& out, const ReportOptions& options, const Problem& p,
 class CheckReport final : public MessageSink, public ProblemSink {
  public:
   CheckReport(Output& out, const ReportOptions& options, std::shared_ptr<CheckTally> tally)
-      : m_out(out), m_options(options), m_check(options.check), m_tally(std::move(tally)) {}
+      : m_out(out),
+        m_options(options),
+        m_check(options.check),
+        m_tally(std::move(tally)),
+        m_checks(checks_conversations(options)) {}
 
   // Records that come one by one (not through ConversationStage) are one conversation.
   void put(Message&& message) override {
     note_name(message);
-    m_held.push_back(std::move(message));
+    if (m_checks) {
+      m_held.push_back(std::move(message));
+    }
   }
   // Problems found before the check stage slimmed the records (secrets, budgets).
   void add_problem(Problem&& problem) override { m_extra.push_back(std::move(problem)); }
   void put_conversation(std::vector<Message>&& conversation) override {
     if (!conversation.empty()) {
       note_name(conversation.front());
+    }
+    if (!m_checks) {
+      return;
     }
     check();
     if (m_options.budgets.any()) {
@@ -131,7 +141,7 @@ class CheckReport final : public MessageSink, public ProblemSink {
       return;
     }
     std::lock_guard<std::mutex> lock(m_tally->links_mutex);
-    m_tally->uuids.insert(links.uuids.begin(), links.uuids.end());
+    m_tally->uuids.insert(m_tally->uuids.end(), links.uuids.begin(), links.uuids.end());
     if (!links.dangling.empty()) {
       std::string file = links.dangling.front().problem.where.file
                              ? *links.dangling.front().problem.where.file
@@ -167,9 +177,16 @@ class CheckReport final : public MessageSink, public ProblemSink {
   std::vector<Message> m_held;
   std::vector<Problem> m_extra;
   std::string m_name;  // the input's name, from its first record
+  bool m_checks;       // checks_conversations
 };
 
 }  // namespace
+
+bool checks_conversations(const ReportOptions& options) {
+  return std::any_of(check_rules().begin(), check_rules().end(), [&](const CheckRule& rule) {
+    return !is_secret_rule(rule.name) && reported_rule(options, rule.name);
+  });
+}
 
 Severity rule_severity(std::string_view rule) {
   return std::find(std::begin(k_warning_rules), std::end(k_warning_rules), rule) !=
@@ -237,10 +254,14 @@ void report_dangling_parents(Output& out, const ReportOptions& options, CheckTal
                      std::size_t pb = place(b.file);
                      return pa != pb ? pa < pb : a.file < b.file;
                    });
+  if (!tally.pending.empty()) {
+    std::sort(tally.uuids.begin(), tally.uuids.end());
+  }
   for (CheckTally::PendingInput& input : tally.pending) {
     bool any = false;
     for (InputLinks::Dangling& link : input.dangling) {
-      if (tally.uuids.count(std::hash<std::string_view>{}(link.parent)) > 0) {
+      if (std::binary_search(tally.uuids.begin(), tally.uuids.end(),
+                             std::hash<std::string_view>{}(link.parent))) {
         continue;
       }
       any = true;
@@ -264,7 +285,7 @@ void report_dangling_parents(Output& out, const ReportOptions& options, CheckTal
     }
   }
   tally.pending.clear();
-  tally.uuids.clear();
+  std::vector<std::size_t>().swap(tally.uuids);
 }
 
 }  // namespace convo

@@ -9,7 +9,6 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <vector>
 
 #include "pipeline.h"
@@ -58,7 +57,7 @@ struct CheckTally {
     std::vector<InputLinks::Dangling> dangling;
   };
   std::mutex links_mutex;                 // guards the two below
-  std::unordered_set<std::size_t> uuids;  // every input's, hashed
+  std::vector<std::size_t> uuids;  // every input's, hashed (sorted when looked up, at the end)
   std::vector<PendingInput> pending;      // inputs with links to no record of their own
 
   std::uint64_t problems() const { return errors + warnings; }
@@ -71,6 +70,12 @@ class ProblemSink {
   virtual ~ProblemSink() = default;
   virtual void add_problem(Problem&& problem) = 0;
 };
+
+// Whether a rule `options` reports is one the check itself finds (on whole
+// conversations); false when every rule reported is a secret-* rule, found by the
+// secrets stage record by record: the run then streams (no conversation is held,
+// and the sink checks none).
+bool checks_conversations(const ReportOptions& options);
 
 // "12 problems (10 errors, 2 warnings) in 3 of 40 files".
 std::string check_summary(const CheckTally& tally);

@@ -474,7 +474,7 @@ ApiMessage ApiConversation::operator[](std::size_t i) const {
   return ApiMessage{messages[i], from.origin, from.blocks};
 }
 
-void slim_for_api(Message& record) {
+void slim_for_api(Message& record, bool keep_bytes) {
   bool needed = false;
   switch (record.kind) {
     case Kind::turn:
@@ -493,7 +493,7 @@ void slim_for_api(Message& record) {
   }
   // The bytes are kept only where the anthropic writer may write them as they are,
   // or where they are not UTF-8: the writer's error then names the bad byte's column.
-  if (!needed || (!anthropic_as_is(record) && !find_invalid_utf8(record.raw))) {
+  if (!needed || !keep_bytes || (!anthropic_as_is(record) && !find_invalid_utf8(record.raw))) {
     std::string().swap(record.raw);
   }
   if (!needed) {
@@ -507,24 +507,25 @@ namespace {
 
 class ApiViewStage final : public StreamStage {
  public:
-  ApiViewStage(ConversationStage::SplitFunction function, GroupBy group_by)
-      : m_inner(std::move(function), group_by) {}
+  ApiViewStage(ConversationStage::SplitFunction function, GroupBy group_by, bool keep_bytes)
+      : m_inner(std::move(function), group_by), m_keep_bytes(keep_bytes) {}
 
   void push(Message&& message, MessageSink& next) override {
-    slim_for_api(message);
+    slim_for_api(message, m_keep_bytes);
     m_inner.push(std::move(message), next);
   }
   void finish(MessageSink& next) override { m_inner.finish(next); }
 
  private:
   ConversationStage m_inner;
+  bool m_keep_bytes;
 };
 
 }  // namespace
 
 std::unique_ptr<StreamStage> make_api_view_stage(ConversationStage::SplitFunction function,
-                                                 GroupBy group_by) {
-  return std::make_unique<ApiViewStage>(std::move(function), group_by);
+                                                 GroupBy group_by, bool keep_bytes) {
+  return std::make_unique<ApiViewStage>(std::move(function), group_by, keep_bytes);
 }
 
 std::unique_ptr<StreamStage> make_normalize_stage(NormalizeOptions options, GroupBy group_by) {

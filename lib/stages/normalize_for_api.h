@@ -123,14 +123,15 @@ std::vector<std::vector<Message>> normalize_for_api(std::vector<Message> records
 // view drops whatever thread it is on (progress, bookkeeping, most system records),
 // and a Claude Code record's bytes (it is always written afresh), keeping what the
 // session tree needs (kind, uuid, parentUuid, ...). Stages call it as records
-// arrive, so that a conversation held whole stays small.
-void slim_for_api(Message& record);
+// arrive, so that a conversation held whole stays small. Without `keep_bytes` no
+// record keeps its bytes (a stage that writes nothing, such as check's).
+void slim_for_api(Message& record, bool keep_bytes = true);
 
 // A whole-conversation stage for work on the API view: records slimmed as they
-// arrive (slim_for_api), grouped into conversations by `group_by`, each given to
-// `function`.
+// arrive (slim_for_api with `keep_bytes`), grouped into conversations by
+// `group_by`, each given to `function`.
 std::unique_ptr<StreamStage> make_api_view_stage(ConversationStage::SplitFunction function,
-                                                 GroupBy group_by);
+                                                 GroupBy group_by, bool keep_bytes = true);
 
 // The normalize-for-api stage: `make_api_view_stage` running `normalize_for_api`.
 std::unique_ptr<StreamStage> make_normalize_stage(NormalizeOptions options, GroupBy group_by);

@@ -23,9 +23,17 @@ class SecretsStage final : public StreamStage {
         }
       }
     }
-    m_inner->push(std::move(message), next);
+    if (m_inner) {
+      m_inner->push(std::move(message), next);
+    } else {
+      next.put(std::move(message));
+    }
   }
-  void finish(MessageSink& next) override { m_inner->finish(next); }
+  void finish(MessageSink& next) override {
+    if (m_inner) {
+      m_inner->finish(next);
+    }
+  }
 
  private:
   std::unique_ptr<StreamStage> m_inner;

@@ -19,7 +19,8 @@ namespace convo {
 // `PATH: MASKED`.
 void find_secrets(const Message& record, const SecretScanner& scanner, std::vector<Problem>& out);
 
-// `inner` with find_secrets run on each record before it.
+// `inner` with find_secrets run on each record before it; without `inner`, each
+// record goes on to the sink as it comes.
 std::unique_ptr<StreamStage> make_secrets_stage(std::unique_ptr<StreamStage> inner,
                                                 std::shared_ptr<const SecretScanner> scanner);
 
