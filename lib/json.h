@@ -77,43 +77,68 @@ inline void rapidjson::internal::Stack<rapidjson::CrtAllocator>::Resize(size_t n
 #ifdef CONVO_JSON_WRITER_SSE2
 #include <emmintrin.h>
 
-// Copies the longest run of `is` that needs no escaping to the output, 16 bytes at a
-// time, and returns whether any of the `length` bytes are left (RapidJSON's
-// WriteString escapes the next one, then calls this again). RapidJSON's own SSE2
-// version compares with 0x19 (0x1F here), goes byte by byte to a 16-byte boundary
-// before each run and leaves short strings and tails to WriteString's loop, one
-// byte a call; in tool input and output, with an escape every few dozen bytes,
-// that was most of the writing. Loads are unaligned and stay within the string.
+// Writes the rest of `is` escaped (its `length` bytes are the whole string) and
+// returns false: nothing is left for RapidJSON's WriteString loop, which only adds
+// the closing quote. Runs that need no escaping go 16 bytes a step, each block
+// stored whole and kept up to its first quote, backslash or control character;
+// that byte is escaped here, as RapidJSON's table does it (\b \t \n \f \r \" \\,
+// other controls as \u00XX, upper-case hex). RapidJSON's own SSE2 version lets
+// 0x1A-0x1F through (it compares with 0x19) and returned to WriteString's loop at
+// every escape, one byte a call: in tool input and output, with an escape every
+// few dozen bytes, that call and the reload of the buffer's end were most of the
+// writing. WriteString reserved room for the string escaped (six bytes a byte);
+// it is taken whole here and what is unused is given back, so a 16-byte store
+// never passes it while 16 bytes of input are left (6 x 16 of room).
 template <>
 inline bool rapidjson::Writer<rapidjson::StringBuffer>::ScanWriteUnescapedString(
     rapidjson::StringStream& is, size_t length) {
+  static constexpr char k_hex[] = "0123456789ABCDEF";
+  static constexpr char k_control[] = "uuuuuuuubtnufruuuuuuuuuuuuuuuuuu";  // 0x00-0x1F
   const char* p = is.src_;
-  const char* end = is.head_ + length;
+  const char* const end = is.head_ + length;
+  const auto room = static_cast<size_t>(end - p) * 6;
+  char* const start = os_->PushUnsafe(room);
+  char* out = start;
   const __m128i quote = _mm_set1_epi8('"');
   const __m128i backslash = _mm_set1_epi8('\\');
   const __m128i control = _mm_set1_epi8(0x1F);
-  while (end - p >= 16) {
-    const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i special = _mm_or_si128(
-        _mm_or_si128(_mm_cmpeq_epi8(s, quote), _mm_cmpeq_epi8(s, backslash)),
-        _mm_cmpeq_epi8(_mm_max_epu8(s, control), control));  // s <= 0x1F
-    const int mask = _mm_movemask_epi8(special);
-    if (RAPIDJSON_UNLIKELY(mask != 0)) {
+  while (p != end) {
+    if (end - p >= 16) {
+      const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), s);
+      const __m128i special =
+          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(s, quote), _mm_cmpeq_epi8(s, backslash)),
+                       _mm_cmpeq_epi8(_mm_max_epu8(s, control), control));  // s <= 0x1F
+      const int mask = _mm_movemask_epi8(special);
+      if (RAPIDJSON_LIKELY(mask == 0)) {
+        p += 16;
+        out += 16;
+        continue;
+      }
       const auto run = static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
-      std::memcpy(os_->PushUnsafe(run), p, run);
-      is.src_ = p + run;
-      return true;
+      p += run;
+      out += run;
+    } else if (const auto c = static_cast<unsigned char>(*p); c >= 0x20 && c != '"' && c != '\\') {
+      *out++ = static_cast<char>(c);
+      ++p;
+      continue;
     }
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(os_->PushUnsafe(16)), s);
-    p += 16;
-  }
-  for (; p != end; ++p) {
-    if (static_cast<unsigned char>(*p) < 0x20 || *p == '"' || *p == '\\') {
-      is.src_ = p;
-      return true;
+    const auto c = static_cast<unsigned char>(*p++);  // one that needs escaping
+    out[0] = '\\';
+    if (c == '"' || c == '\\') {
+      out[1] = static_cast<char>(c);
+      out += 2;
+    } else if (k_control[c] != 'u') {  // \b \t \n \f \r
+      out[1] = k_control[c];
+      out += 2;
+    } else {
+      std::memcpy(out + 1, "u00", 3);
+      out[4] = k_hex[c >> 4];
+      out[5] = k_hex[c & 0xF];
+      out += 6;
     }
-    os_->PutUnsafe(*p);
   }
+  os_->Pop(room - static_cast<size_t>(out - start));
   is.src_ = p;
   return false;
 }

@@ -152,13 +152,63 @@ TEST_CASE("every character that needs escaping is escaped, wherever it is", "[js
   }
 }
 
-TEST_CASE("parse_json_in_place unescapes strings of every length and escape pattern",
-          "[json]") {
+// RapidJSON's writer without convo's string scan (json.h specializes it for
+// JsonWriter only): the bytes convo's writer must give.
+namespace {
+using ReferenceWriter =
+    rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>, rapidjson::UTF8<>,
+                      rapidjson::CrtAllocator, rapidjson::kWriteNanAndInfFlag>;
+
+template <typename Writer>
+std::string written(const std::string& text) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartArray();
+  w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+  w.Key(text.data(), static_cast<rapidjson::SizeType>(text.size()));  // keys too
+  w.EndArray();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+}  // namespace
+
+TEST_CASE("strings are written byte for byte as RapidJSON's own writer escapes them", "[json]") {
+  // Every byte value at every offset of strings of every length around the 16-byte
+  // steps, next to a run of escapes, and long pseudo-random strings dense with them.
+  for (std::size_t length = 0; length <= 50; ++length) {
+    for (int byte = 0; byte < 256; ++byte) {
+      for (std::size_t at = 0; at < length; at += (length > 20 ? 3 : 1)) {
+        std::string text(length, 'x');
+        text[at] = static_cast<char>(byte);
+        if (at + 3 < length) {
+          text[at + 1] = '\n';
+          text[at + 2] = '"';
+        }
+        INFO("length " << length << ", byte " << byte << " at " << at);
+        REQUIRE(written<JsonWriter>(text) == written<ReferenceWriter>(text));
+      }
+    }
+  }
+  std::uint32_t seed = 12345;
+  for (int round = 0; round < 200; ++round) {
+    std::string text;
+    std::size_t length = (seed = seed * 1103515245 + 12345) % 5000;
+    for (std::size_t i = 0; i < length; ++i) {
+      seed = seed * 1103515245 + 12345;
+      std::uint32_t r = seed >> 16;
+      text += static_cast<char>(r % 7 == 0 ? r % 40 : r % 5 == 0 ? r % 256 : 'a' + r % 26);
+    }
+    INFO("round " << round);
+    REQUIRE(written<JsonWriter>(text) == written<ReferenceWriter>(text));
+  }
+}
+
+TEST_CASE("parse_json_in_place unescapes strings of every length and escape pattern", "[json]") {
   // The in-place parse scans strings 16 bytes at a time from any offset; these
   // strings put escapes, multi-byte characters and the end of the string at every
   // position of those blocks, and compare with what was written.
-  const std::vector<std::string> pieces = {"a", "bc", "\xc3\xa9", "\xf0\x9f\x98\x80", "\n",
-                                           "\"", "\\", "\t", "\x1b", "/", "xxxxxxxxxxxxxxxx"};
+  const std::vector<std::string> pieces = {
+      "a",  "bc",   "\xc3\xa9", "\xf0\x9f\x98\x80", "\n", "\"", "\\",
+      "\t", "\x1b", "/",        "xxxxxxxxxxxxxxxx"};
   std::uint32_t state = 12345;
   auto next = [&state] {
     state = state * 1664525u + 1013904223u;
@@ -206,6 +256,39 @@ TEST_CASE("lone surrogate escapes become U+FFFD, pairs and other escapes stay", 
   std::string text = R"({"a":"x\ud83d","b":"\ud83d\ude00","c":"\\ud800","d":"\udc00\u0041"})";
   CHECK(replace_lone_surrogates(text) == 2);
   CHECK(text == R"({"a":"x\ufffd","b":"\ud83d\ude00","c":"\\ud800","d":"\ufffd\u0041"})");
+}
+
+TEST_CASE("lone surrogates are found wherever they fall in the 64- and 16-byte steps",
+          "[json]") {
+  // A lone half, a pair and an escaped backslash before "u" at every offset of
+  // lines around the steps' sizes, with or without other backslashes before them.
+  for (std::size_t length = 8; length <= 160; length += 7) {
+    for (std::size_t at = 0; at + 6 <= length; ++at) {
+      for (const bool noise : {false, true}) {
+        std::string base(length, 'x');
+        if (noise && at > 2) {
+          base[at / 2] = '\\';
+          base[at / 2 + 1] = 'n';
+        }
+        INFO("length " << length << ", at " << at << (noise ? ", after \\n" : ""));
+        std::string lone = base;
+        lone.replace(at, 6, "\\ud800");
+        CHECK(count_lone_surrogates(lone) == 1);
+        CHECK(replace_lone_surrogates(lone) == 1);
+        CHECK(lone.substr(at, 6) == "\\ufffd");
+        if (at + 12 <= length) {
+          std::string pair = base;
+          pair.replace(at, 12, "\\ud83d\\ude00");
+          CHECK(count_lone_surrogates(pair) == 0);
+        }
+        if (at + 7 <= length) {
+          std::string escaped = base;
+          escaped.replace(at, 7, "\\\\ud800");
+          CHECK(count_lone_surrogates(escaped) == 0);
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("parse_json and json_text_type agree with the in-place parse on strings of every pattern",

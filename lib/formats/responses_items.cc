@@ -123,7 +123,7 @@ void decode_call(const JsonValue& item, const std::string& path, std::string_vie
   block.name = std::string(optional_string(item, "name", path).value_or(""));
   if (type == "custom_tool_call") {
     // Free-text input: other formats get it as the object {"input": TEXT}.
-    std::string text(optional_string(item, "input", path).value_or(""));
+    std::string_view text = optional_string(item, "input", path).value_or("");
     PooledBuffer pooled;
     rapidjson::StringBuffer& buffer = pooled.get();
     JsonWriter w(buffer);
