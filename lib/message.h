@@ -4,11 +4,13 @@
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "error.h"
@@ -171,6 +173,45 @@ class Boxed {
   }
   Boxed& operator=(Boxed&&) noexcept = default;
   ~Boxed() = default;
+  // Holds `value`; a value that is empty (`T::empty()`) takes no room.
+  Boxed& operator=(T value) {
+    if constexpr (requires { value.empty(); }) {
+      if (value.empty()) {
+        m_value.reset();
+        return *this;
+      }
+    }
+    if (m_value) {
+      *m_value = std::move(value);
+    } else {
+      m_value = std::make_unique<T>(std::move(value));
+    }
+    return *this;
+  }
+
+  // Reads the value as a plain `const T&` (the default when empty).
+  operator const T&() const { return **this; }  // NOLINT(google-explicit-constructor)
+  // A boxed string reads as a view, and is empty when unset.
+  operator std::string_view() const  // NOLINT(google-explicit-constructor)
+    requires std::is_same_v<T, std::string>
+  {
+    return **this;
+  }
+  bool empty() const
+    requires requires(const T& value) { value.empty(); }
+  {
+    return !m_value || m_value->empty();
+  }
+  bool operator==(const Boxed& other) const
+    requires std::equality_comparable<T>
+  {
+    return **this == *other;
+  }
+  bool operator==(std::string_view other) const
+    requires std::is_same_v<T, std::string>
+  {
+    return std::string_view(**this) == other;
+  }
 
   const T& operator*() const { return m_value ? *m_value : k_default; }
   const T* operator->() const { return m_value ? m_value.get() : &k_default; }
@@ -254,18 +295,24 @@ class Message {
  public:
   Kind kind = Kind::turn;
   Role role = Role::user;
-  std::string custom_role;  // when role == custom
+  Format origin{};        // the format it was decoded from (see Provenance below)
+  bool modified = false;  // a stage changed it: re-encode instead of passing `raw`
+  // Rare strings are boxed (8 bytes, not 32, when empty): read `*custom_role` or
+  // `name->size()`, assign a std::string.
+  Boxed<std::string> custom_role;  // when role == custom
   std::string record_type;  // the record's own type string ("progress", "pr-link", "human")
   std::string id;           // the message's id (Claude Code: uuid); empty when absent
-  std::string name;         // sender name (OpenAI/LangChain `name`); empty when absent
+  Boxed<std::string> name;  // sender name (OpenAI/LangChain `name`); empty when absent
   std::string timestamp;
   Content content;
   Boxed<RecordMeta> meta;  // read `meta->uuid`; write `meta.edit().uuid = ...`
-  Usage usage;
+  // Token usage: on responses only (most records of most logs have none), so held
+  // on the heap when set (112 bytes a message otherwise). Read `usage->input`;
+  // write `usage.edit().input = ...`.
+  Boxed<Usage> usage;
 
   // --- Provenance: how the message was read, for lossless writing. ---
 
-  Format origin{};  // the format it was decoded from
   Location where;   // file and line it came from
   // The original bytes of the record (one line, or the whole document for a
   // record that spans lines). Written verbatim when the output format is
@@ -280,8 +327,6 @@ class Message {
   // `{"loglines": [...]}` file); `slot` is the position within it.
   std::shared_ptr<const Container> container;
   std::size_t slot = 0;
-
-  bool modified = false;  // a stage changed it: re-encode instead of passing `raw`
 
   // Stages call this before changing a message they did not create.
   void touch() { modified = true; }

@@ -270,10 +270,10 @@ class UsageCounter final : public TokenCounter {
  private:
   static std::optional<std::int64_t> recorded_output(const Message& message) {
     if (!message.is_turn() || message.role != Role::assistant || message.modified ||
-        !message.usage.output || *message.usage.output < 0) {
+        !message.usage->output || *message.usage->output < 0) {
       return std::nullopt;
     }
-    return message.usage.output;
+    return message.usage->output;
   }
 
   double m_chars_per_token;

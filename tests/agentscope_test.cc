@@ -43,7 +43,7 @@ TEST_CASE("an agentscope 2.x Msg with its tool results becomes turns, and joins 
   auto messages = read_messages(k_v2);
   REQUIRE(messages.size() == 3);
   CHECK(messages[0].role == Role::assistant);
-  CHECK(messages[0].usage.cache_read == 1);
+  CHECK(messages[0].usage->cache_read == 1);
   CHECK(messages[0].content.blocks[1].input_json() == R"({"expr": "3*3"})");
   CHECK(messages[1].role == Role::tool);
   CHECK(messages[1].content.blocks[0].result.text == "9");

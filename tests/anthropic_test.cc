@@ -56,8 +56,8 @@ TEST_CASE("a response body is a message with its response fields", "[anthropic]"
   REQUIRE(messages.size() == 1);
   CHECK(messages[0].meta->message_id == "msg_01");
   CHECK(messages[0].meta->stop_reason == "end_turn");
-  CHECK(messages[0].usage.input == 10);
-  CHECK(messages[0].usage.cache_read == 2);
+  CHECK(messages[0].usage->input == 10);
+  CHECK(messages[0].usage->cache_read == 2);
   CHECK(convert_text(response, Format::anthropic).out == response + "\n");
 }
 

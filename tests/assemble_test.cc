@@ -313,7 +313,7 @@ std::string canonical(std::string_view json) {
 // stop reason and the token counts.
 std::string describe(const Message& m) {
   std::string out = fmt::format("stop {}; tokens in {} out {}\n", m.meta->stop_reason,
-                                m.usage.input.value_or(-1), m.usage.output.value_or(-1));
+                                m.usage->input.value_or(-1), m.usage->output.value_or(-1));
   if (m.content.is_string()) {
     return out + "text: " + m.content.text + "\n";
   }
@@ -415,7 +415,7 @@ TEST_CASE("every recorded stream assembles to well-formed messages, like its uns
       std::vector<Message> theirs = read_messages(read_file(twin), {responses[0].format});
       REQUIRE(theirs.size() == 1);
       if (ours[0].meta->message_id == theirs[0].meta->message_id &&
-          ours[0].usage.output == theirs[0].usage.output) {
+          ours[0].usage->output == theirs[0].usage->output) {
         ++same_response;
         CHECK(describe(ours[0]) == describe(theirs[0]));
       }

@@ -42,7 +42,7 @@ TEST_CASE("claude-code records decode to turns and kinds", "[claude-code]") {
   CHECK(thinking.role == Role::assistant);
   CHECK(thinking.meta->message_id == "msg_1");
   CHECK(thinking.meta->request_id == "req_1");
-  CHECK(thinking.usage.output == 1);
+  CHECK(thinking.usage->output == 1);
   REQUIRE(thinking.content.blocks.size() == 1);
   CHECK(thinking.content.blocks[0].type == BlockType::thinking);
   CHECK(thinking.content.blocks[0].signature == std::optional<std::string>("sig"));

@@ -228,7 +228,7 @@ std::vector<std::string> facts(const std::vector<Message>& messages, const Holds
       continue;
     }
     if (!m.name.empty() && both.names) {
-      out.push_back(role + " named " + m.name);
+      out.push_back(role + " named " + *m.name);
     }
     if (m.content.is_string()) {
       if (!m.content.text.empty()) {

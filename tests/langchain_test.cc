@@ -31,8 +31,8 @@ TEST_CASE("langchain stored records decode to roles, tool calls, results and usa
   CHECK(ai.id == "run-1");
   CHECK(ai.meta->model == "gpt-4o");
   CHECK(ai.meta->stop_reason == "tool_calls");
-  CHECK(ai.usage.input == 10);
-  CHECK(ai.usage.cache_read == 2);
+  CHECK(ai.usage->input == 10);
+  CHECK(ai.usage->cache_read == 2);
   REQUIRE(ai.content.blocks.size() == 2);
   CHECK(ai.content.blocks[0].type == BlockType::tool_use);
   CHECK(ai.content.blocks[0].input_json() == R"({"city":"Paris"})");

@@ -43,3 +43,22 @@ TEST_CASE("role names follow LangChain", "[message]") {
   CHECK(role_name(Role::assistant) == "ai");
   CHECK(role_name(Role::tool) == "tool");
 }
+
+TEST_CASE("a message holds rare members on the heap", "[message]") {
+  // Memory of a conversation held whole is mostly its Messages: issue 15 asks for
+  // at most 300 bytes a short record.
+  STATIC_REQUIRE(sizeof(Message) <= 320);
+  Message m;
+  CHECK_FALSE(m.usage.allocated());
+  CHECK_FALSE(m.usage->input);
+  m.usage = Usage{};  // empty: takes no room
+  CHECK_FALSE(m.usage.allocated());
+  m.usage.edit().output = 5;
+  CHECK(m.usage->output == 5);
+  Message copy = m;
+  CHECK(copy.usage->output == 5);
+  m.name = std::string("bob");
+  CHECK(*m.name == "bob");
+  m.name = std::string();
+  CHECK_FALSE(m.name.allocated());
+}

@@ -454,3 +454,28 @@ TEST_CASE("a request the API accepted comes back from --request --keep-thinking 
   CHECK(requests > 100);
   CHECK(same + 10 > requests);
 }
+
+TEST_CASE("slim_for_api drops the parsed record of a plain turn only", "[normalize]") {
+  // A plain {"role","content"} line: everything it says is in the Message, so its
+  // parsed record (about 300 bytes for a short line) is not held with it.
+  std::vector<Message> plain = read_messages("{\"role\":\"user\",\"content\":\"hi\"}\n");
+  REQUIRE(plain.size() == 1);
+  REQUIRE(plain[0].source != nullptr);
+  slim_for_api(plain[0]);
+  CHECK(plain[0].source == nullptr);
+  CHECK(plain[0].json == nullptr);
+  CHECK(plain[0].content.text == "hi");
+  // A member convo does not model stays readable, so that a writer counts its loss.
+  std::vector<Message> extra =
+      read_messages("{\"role\":\"user\",\"content\":\"hi\",\"refusal\":\"no\"}\n");
+  REQUIRE(extra.size() == 1);
+  slim_for_api(extra[0]);
+  CHECK(extra[0].source != nullptr);
+  CHECK(extra[0].json != nullptr);
+  // Blocks point into it.
+  std::vector<Message> blocks =
+      read_messages(lines({R"({"role":"assistant","content":)" + std::string(k_use_a) + "}"}));
+  REQUIRE(blocks.size() == 1);
+  slim_for_api(blocks[0]);
+  CHECK(blocks[0].source != nullptr);
+}

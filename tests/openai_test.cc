@@ -93,7 +93,7 @@ TEST_CASE("an openai response body holds its choice messages", "[openai]") {
   REQUIRE(messages.size() == 1);
   CHECK(messages[0].role == Role::assistant);
   CHECK(messages[0].content.text == "Hi");
-  CHECK(messages[0].usage.input == 7);
+  CHECK(messages[0].usage->input == 7);
   CHECK(messages[0].meta->stop_reason == "stop");
   CHECK(convert_text(response, Format::openai).out == response + "\n");
 

@@ -39,9 +39,9 @@ TEST_CASE("an opencode assistant message becomes API turns: calls, results, more
   const Message& calls = messages[1];
   CHECK(calls.role == Role::assistant);
   CHECK(calls.meta->model == "claude-sonnet-4");
-  CHECK(calls.usage.input == 100);
-  CHECK(calls.usage.cache_read == 5);
-  CHECK(calls.usage.cost == 0.01);
+  CHECK(calls.usage->input == 100);
+  CHECK(calls.usage->cache_read == 5);
+  CHECK(calls.usage->cost == 0.01);
   REQUIRE(calls.content.blocks.size() == 3);
   CHECK(calls.content.blocks[0].type == BlockType::thinking);
   CHECK(calls.content.blocks[0].signature == "sig1");

@@ -36,7 +36,7 @@ TEST_CASE("synaptic messages decode: roles, reasoning first, tool calls with val
   CHECK(ai.content.blocks[2].type == BlockType::tool_use);
   CHECK(ai.content.blocks[2].input_json() == R"({"city":"Paris"})");
   CHECK(ai.content.blocks[3].type_name == k_invalid_tool_call);
-  CHECK(ai.usage.cache_read == 3);
+  CHECK(ai.usage->cache_read == 3);
   CHECK(messages[3].role == Role::tool);
   CHECK(messages[3].content.blocks[0].id == "call_1");
   CHECK(messages[4].custom_role == "critic");

@@ -172,10 +172,10 @@ void decode_fields(const JsonValue& record, Message& message) {
   }
   message.timestamp = std::string(time.value_or(""));
   if (const JsonValue* usage = optional_object(record, "usage", "")) {
-    message.usage.input = optional_int(*usage, "input_tokens", "/usage");
-    message.usage.output = optional_int(*usage, "output_tokens", "/usage");
-    message.usage.cache_read = optional_int(*usage, "cache_input_tokens", "/usage");
-    message.usage.cache_write = optional_int(*usage, "cache_creation_input_tokens", "/usage");
+    message.usage.edit().input = optional_int(*usage, "input_tokens", "/usage");
+    message.usage.edit().output = optional_int(*usage, "output_tokens", "/usage");
+    message.usage.edit().cache_read = optional_int(*usage, "cache_input_tokens", "/usage");
+    message.usage.edit().cache_write = optional_int(*usage, "cache_creation_input_tokens", "/usage");
   }
 }
 

@@ -361,10 +361,10 @@ void decode_anthropic_response_fields(const JsonValue& object, const std::string
   }
   if (const JsonValue* usage = optional_object(object, "usage", path)) {
     std::string usage_path = member_path(path, "usage");
-    message.usage.input = optional_int(*usage, "input_tokens", usage_path);
-    message.usage.output = optional_int(*usage, "output_tokens", usage_path);
-    message.usage.cache_read = optional_int(*usage, "cache_read_input_tokens", usage_path);
-    message.usage.cache_write = optional_int(*usage, "cache_creation_input_tokens", usage_path);
+    message.usage.edit().input = optional_int(*usage, "input_tokens", usage_path);
+    message.usage.edit().output = optional_int(*usage, "output_tokens", usage_path);
+    message.usage.edit().cache_read = optional_int(*usage, "cache_read_input_tokens", usage_path);
+    message.usage.edit().cache_write = optional_int(*usage, "cache_creation_input_tokens", usage_path);
   }
 }
 

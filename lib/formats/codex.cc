@@ -42,7 +42,7 @@ void decode_token_count(const JsonValue& payload, Message& message) {
     return;
   }
   const std::string path = "/payload/info/last_token_usage";
-  Usage& u = message.usage;
+  Usage& u = message.usage.edit();
   u.input = optional_int(*last, "input_tokens", path);
   u.cache_read = optional_int(*last, "cached_input_tokens", path);
   u.output = optional_int(*last, "output_tokens", path);
@@ -96,7 +96,7 @@ class CodexDecoder final : public Decoder {
       message.meta.edit().subtype = std::string(event);
       if (event == "token_count") {
         decode_token_count(payload, message);
-        if (!message.usage.empty() && !m_model.empty()) {
+        if (!message.usage->empty() && !m_model.empty()) {
           message.meta.edit().model = m_model;  // the model of the response it counts
         }
       }
@@ -163,7 +163,7 @@ class CodexEncoder final : public EncoderBase {
     for (const std::string& item : m_items) {
       values.push_back(line(time, "response_item", item));
     }
-    if (message.role == Role::assistant && !message.usage.empty()) {
+    if (message.role == Role::assistant && !message.usage->empty()) {
       values.push_back(line(time, "event_msg", token_count(message.usage)));
     }
   }

@@ -271,7 +271,7 @@ void EncoderBase::join_reply(Message&& message) {
   for (Block& block : message.content.blocks) {
     reply.content.blocks.push_back(std::move(block));
   }
-  if (reply.usage.empty()) {
+  if (reply.usage->empty()) {
     reply.usage = message.usage;
   }
   reply.modified = true;
@@ -327,7 +327,7 @@ void EncoderBase::drop_unheld(const Message& message, bool in_body) {
       }
     }
   }
-  if (message.usage.cost && !target.holds_cost) {
+  if (message.usage->cost && !target.holds_cost) {
     drop("costs", message);
   }
   if (!target.writes_cache_control) {
@@ -551,7 +551,7 @@ void EncoderBase::write_translated_body(const JsonValue& root, Format from, bool
       for (Block& block : message.content.blocks) {
         reply.content.blocks.push_back(std::move(block));
       }
-      reply.usage = message.usage.empty() ? reply.usage : message.usage;
+      reply.usage = message.usage->empty() ? reply.usage : message.usage;
     }
     if (!first) {
       reply.touch();

@@ -219,7 +219,9 @@ class GeminiCliDecoder final : public Decoder {
     }
     message.role = Role::assistant;
     message.meta.edit().model = std::string(optional_string(element, "model", path).value_or(""));
-    decode_tokens(element, path, message.usage);
+    Usage usage;
+    decode_tokens(element, path, usage);
+    message.usage = std::move(usage);
     Content& content = message.content;
     content.form = Content::Form::blocks;
     for_each_object(find_member(element, "thoughts"), member_path(path, "thoughts"),

@@ -347,11 +347,11 @@ class GeminiCliEncoder final : public EncoderBase {
     std::string text;
     std::vector<const Block*> thoughts;
     std::vector<const Block*> calls;
-    const Usage* usage = &head.usage;
+    const Usage* usage = &*head.usage;
     const std::string* model = &head.meta->model;
     for (const Message* turn : turns_of(element)) {
       if (usage->empty()) {
-        usage = &turn->usage;
+        usage = &*turn->usage;
       }
       if (model->empty()) {
         model = &turn->meta->model;

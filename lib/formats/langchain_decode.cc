@@ -359,7 +359,9 @@ void decode_message(const JsonValue& record, const std::string& path, Message& m
     message.meta.edit().message_id = message.id;
     decode_tool_calls(d, p, message.source, message.content);
     decode_invalid_tool_calls(d, p, message.source, message.content);
-    decode_usage_metadata(d, p, k_langchain_usage, message.usage);
+    Usage usage;
+    decode_usage_metadata(d, p, k_langchain_usage, usage);
+    message.usage = std::move(usage);
   } else if (base == "system") {
     message.role = Role::system;
     bool developer = at->role_keyed && at->type == "developer";

@@ -283,7 +283,7 @@ class LangChainEncoder final : public EncoderBase {
             w.EndArray();
           });
         }
-        if (!m.usage.empty()) {
+        if (!m.usage->empty()) {
           const JsonValue* was = original.member("usage_metadata");
           d.set("usage_metadata", [&, was](JsonWriter& w) {
             write_usage_metadata(w, m.usage, was, k_langchain_usage);

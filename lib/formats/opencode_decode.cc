@@ -256,17 +256,17 @@ void decode_info(const JsonValue& info, const std::string& path, Message& messag
   }
   if (const JsonValue* tokens = optional_object(info, "tokens", path)) {
     std::string tokens_path = member_path(path, "tokens");
-    message.usage.input = optional_int(*tokens, "input", tokens_path);
-    message.usage.output = optional_int(*tokens, "output", tokens_path);
-    message.usage.reasoning = optional_int(*tokens, "reasoning", tokens_path);
-    message.usage.total = optional_int(*tokens, "total", tokens_path);
+    message.usage.edit().input = optional_int(*tokens, "input", tokens_path);
+    message.usage.edit().output = optional_int(*tokens, "output", tokens_path);
+    message.usage.edit().reasoning = optional_int(*tokens, "reasoning", tokens_path);
+    message.usage.edit().total = optional_int(*tokens, "total", tokens_path);
     if (const JsonValue* cache = optional_object(*tokens, "cache", tokens_path)) {
       std::string cache_path = member_path(tokens_path, "cache");
-      message.usage.cache_read = optional_int(*cache, "read", cache_path);
-      message.usage.cache_write = optional_int(*cache, "write", cache_path);
+      message.usage.edit().cache_read = optional_int(*cache, "read", cache_path);
+      message.usage.edit().cache_write = optional_int(*cache, "write", cache_path);
     }
   }
-  message.usage.cost = optional_number(info, "cost", path);
+  message.usage.edit().cost = optional_number(info, "cost", path);
 }
 
 class OpenCodeDecoder final : public Decoder {

@@ -301,10 +301,10 @@ class OpenCodeEncoder final : public EncoderBase {
       if (!e.model.empty()) {
         object.set_string("modelID", e.model);
       }
-      if (m.usage.cost) {
-        object.set("cost", [&m](JsonWriter& cw) { cw.Double(*m.usage.cost); });
+      if (m.usage->cost) {
+        object.set("cost", [&m](JsonWriter& cw) { cw.Double(*m.usage->cost); });
       }
-      if (!m.usage.empty()) {
+      if (!m.usage->empty()) {
         object.set("tokens", [&m](JsonWriter& tw) { write_tokens(tw, m.usage); });
       }
       if (!e.stop_reason.empty()) {

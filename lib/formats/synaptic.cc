@@ -219,7 +219,9 @@ void decode_message(const JsonValue& record, Message& message) {
     message.role = Role::assistant;
     message.meta.edit().message_id = message.id;
     decode_calls(record, message.source, message.content);
-    decode_usage_metadata(record, "", k_synaptic_usage, message.usage);
+    Usage usage;
+    decode_usage_metadata(record, "", k_synaptic_usage, usage);
+    message.usage = std::move(usage);
   } else if (*role == "system") {
     message.role = Role::system;
   } else if (*role == "tool") {
@@ -486,7 +488,7 @@ class SynapticEncoder final : public EncoderBase {
     if (original == nullptr && has_response_metadata(m)) {
       object.set("response_metadata", [&m](JsonWriter& w) { write_response_metadata(w, m); });
     }
-    if (m.role == Role::assistant && !m.usage.empty()) {
+    if (m.role == Role::assistant && !m.usage->empty()) {
       const JsonValue* was = original != nullptr ? find_member(*original, "usage_metadata") : nullptr;
       object.set("usage_metadata", [&, was](JsonWriter& w) {
         write_usage_metadata(w, m.usage, was, k_synaptic_usage);

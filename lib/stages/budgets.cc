@@ -32,7 +32,7 @@ void check_budgets(const std::vector<Message>& conversation, const BudgetOptions
   bool over_cost = false;
   std::unordered_map<std::string, double> costs;  // a response's cost counted so far
   for (const Message& record : conversation) {
-    if (options.max_tokens && !record.usage.empty()) {
+    if (options.max_tokens && !record.usage->empty()) {
       const std::string& id = record.meta->message_id;
       if (id.empty() || responses.insert(id).second) {
         tokens += usage_tokens(record.usage);
@@ -45,8 +45,8 @@ void check_budgets(const std::vector<Message>& conversation, const BudgetOptions
                                           tokens, *options.max_tokens)});
       }
     }
-    if (options.max_cost && !record.usage.empty()) {
-      double cost = usage_cost(usage_count(record), record.usage.cost, record.meta->model,
+    if (options.max_cost && !record.usage->empty()) {
+      double cost = usage_cost(usage_count(record), record.usage->cost, record.meta->model,
                                PriceTable::builtin());
       const RecordMeta& e = *record.meta;
       if (e.message_id.empty()) {

@@ -185,7 +185,7 @@ void merge_content(Message& a, bool& a_is_text, Message&& b, const std::string& 
 
 void MergeRuns::merge(Message&& message) {
   Message& held = *m_held;
-  if (!message.usage.empty()) {
+  if (!message.usage->empty()) {
     // The pieces of one response carry running totals: the latest replaces the
     // response's count. A new response adds to what came before.
     bool same = !message.meta->message_id.empty() &&

@@ -474,6 +474,28 @@ ApiMessage ApiConversation::operator[](std::size_t i) const {
   return ApiMessage{messages[i], from.origin, from.blocks};
 }
 
+namespace {
+
+// True when nothing reads `record`'s parsed JSON once it is decoded: a plain turn
+// (string content, no envelope, not part of a request body) whose every member the
+// decoder modelled, so that no writer counts a member it drops. Its parsed record
+// (about 300 bytes for a short line: the Source, its pool chunk and its text) is
+// then most of what it costs held whole.
+bool parsed_record_unused(const Message& record) {
+  if (record.kind != Kind::turn || record.source == nullptr || record.content.is_blocks() ||
+      record.container != nullptr || record.meta.allocated()) {
+    return false;
+  }
+  auto unmodelled = format_info(record.origin).unmodelled;
+  bool any = false;
+  if (unmodelled != nullptr) {
+    unmodelled(record, [&any](std::string_view) { any = true; });
+  }
+  return !any;
+}
+
+}  // namespace
+
 void slim_for_api(Message& record, bool keep_bytes) {
   bool needed = false;
   switch (record.kind) {
@@ -493,8 +515,13 @@ void slim_for_api(Message& record, bool keep_bytes) {
   }
   // The bytes are kept only where the anthropic writer may write them as they are,
   // or where they are not UTF-8: the writer's error then names the bad byte's column.
-  if (!needed || !keep_bytes || (!anthropic_as_is(record) && !find_invalid_utf8(record.raw))) {
+  const bool as_is = needed && anthropic_as_is(record);
+  if (!needed || !keep_bytes || (!as_is && !find_invalid_utf8(record.raw))) {
     std::string().swap(record.raw);
+  }
+  if (needed && !as_is && parsed_record_unused(record)) {
+    record.source.reset();
+    record.json = nullptr;
   }
   if (!needed) {
     record.source.reset();

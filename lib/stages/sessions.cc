@@ -236,7 +236,7 @@ void SessionList::add(const Message& record) {
     return;
   }
   ++s.messages;
-  if (!record.usage.empty()) {
+  if (!record.usage->empty()) {
     std::uint64_t tokens = usage_tokens(record.usage);
     const RecordMeta& e = *record.meta;
     bool fresh = true;

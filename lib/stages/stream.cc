@@ -414,7 +414,7 @@ std::vector<StreamPart> parts_of_messages(std::span<const Message> messages, std
   const Message& message = messages.front();
   Usage usage = message.usage;
   for (const Message& m : messages) {
-    if (!m.usage.empty()) {
+    if (!m.usage->empty()) {
       usage = m.usage;  // a response's usage is on one of its messages (a Responses body's last)
     }
   }

@@ -132,7 +132,7 @@ std::uint32_t UsageLedger::intern(std::vector<std::string>& names,
 }
 
 void UsageLedger::add(const Message& record) {
-  if (record.usage.empty()) {
+  if (record.usage->empty()) {
     return;
   }
   const Usage& usage = record.usage;
