@@ -385,9 +385,8 @@ void EncoderBase::drop_unheld(const Message& message, bool in_body) {
       if (m_format == Format::codex && what == "usage") {
         return;  // written as the response's token_count event
       }
-      if (m_format == Format::gemini_cli &&
-          (what == "model names" || what == "message ids" || what == "usage")) {
-        return;  // a gemini message has its model, its id and its tokens
+      if (m_format == Format::gemini_cli && what == "model names") {
+        return;  // a gemini message has its model
       }
       if (uses_anthropic_blocks(m_format) && uses_anthropic_blocks(message.origin) &&
           what.ends_with(" blocks")) {
