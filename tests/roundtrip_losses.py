@@ -90,6 +90,9 @@ COVERS = {
     "thought signatures": {"signature", "thought_signature"},  # the same, as Gemini calls it
     # A record with no type that names its kind (the comparison calls it `object`).
     "unknown records": {"object"},
+    # A Claude Code subagent's agent-<id>.meta.json record: the comparison names a record
+    # of no type by its one member (`agentType`), one of several members `object`.
+    "subagent meta records": {"agent_type", "object"},
     # A tool result whose call the target has no message for is dropped; the user record
     # that held only it goes with it.
     "tool results without their call": {"tool_result", "tool_use_id", "user"},
