@@ -99,6 +99,12 @@ COVERS = {
     # A Responses body with no output items (a background request's queued response):
     # the whole record, named by its `object` (kind()).
     "empty response body records": {"response"},
+    # A Claude Code subagent's agent-<id>.meta.json record: the comparison names a record
+    # of no type by its one member (`agentType`), one of several members `object`.
+    "subagent meta records": {"agent_type", "object"},
+    # An assistant message that held nothing but thinking, in a format without thinking:
+    # the message goes with its thinking (a Claude Code record of one thinking block).
+    "thinking-only assistant messages": {"assistant"},
     # A tool result whose call the target has no message for is dropped; the user record
     # that held only it goes with it.
     "tool results without their call": {"tool_result", "tool_use_id", "user"},

@@ -106,6 +106,12 @@ void decode_record(const JsonValue& object, const std::string& path, Message& me
     message.kind = Kind::bookkeeping;
   } else {
     message.kind = Kind::unknown;
+    if (!type && find_member(object, "agentType") != nullptr &&
+        find_member(object, "role") == nullptr) {
+      // A subagent's agent-<id>.meta.json ({"agentType", "description"?,
+      // "worktreePath"?}): kept as it is, and named by what it is when dropped.
+      message.meta.edit().subtype = std::string(k_subagent_meta);
+    }
   }
 }
 

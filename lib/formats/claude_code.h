@@ -22,6 +22,10 @@ void claude_code_unmodelled(const Message& message,
                             const std::function<void(std::string_view)>& unheld);
 std::unique_ptr<Encoder> make_claude_code_encoder(LossReport& loss);
 
+// The subtype of a subagent's meta record (agent-<id>.meta.json), a record of no
+// `type` read as Kind::unknown: other formats count it as "subagent meta records".
+inline constexpr std::string_view k_subagent_meta = "subagent meta";
+
 // Record types Claude Code writes that carry no conversation content, read as
 // Kind::bookkeeping (../shared/formats.md section 1.2); `filter` takes them as types.
 inline constexpr std::string_view k_claude_code_bookkeeping_types[] = {

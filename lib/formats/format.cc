@@ -241,6 +241,9 @@ std::string record_noun(const Message& message) {
   if (!message.record_type.empty()) {
     return fmt::format("{} records", message.record_type);
   }
+  if (message.kind == Kind::unknown && !message.meta->subtype.empty()) {
+    return fmt::format("{} records", message.meta->subtype);  // "subagent meta records"
+  }
   return fmt::format("{} records", kind_name(message.kind));
 }
 

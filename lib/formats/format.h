@@ -153,7 +153,8 @@ Message begin_contained(const std::shared_ptr<Container>& container, const Locat
                         std::size_t slot, const JsonValue* json);
 
 // A record's messages that are not conversation turns cannot go into a format that
-// has only turns: "progress records", "summary records".
+// has only turns: "progress records", "summary records"; a record of no type by the
+// subtype its reader gave it ("subagent meta records"), else "unknown records".
 std::string record_noun(const Message& message);
 
 // Turns messages into JSON values of one format. `EncoderBase` below does the parts

@@ -415,6 +415,10 @@ class OpenAIEncoder final : public EncoderBase {
     }
     if (auto plain = plain_message(message, *rest)) {
       values.push_back(std::move(*plain));
+    } else if (message.role == Role::assistant && only_thinking(*rest)) {
+      // Its thinking is counted; the message goes with it (a Claude Code record that
+      // held one thinking block), which a round trip cannot give back.
+      drop("thinking-only assistant messages", message);
     }
   }
 
@@ -470,6 +474,12 @@ class OpenAIEncoder final : public EncoderBase {
     ObjectWriter part(w, same ? block.json : nullptr);
     part.set_string("type", "text").set_string("text", block.text);
     part.write();
+  }
+
+  static bool only_thinking(const std::vector<const Block*>& blocks) {
+    return !blocks.empty() && std::all_of(blocks.begin(), blocks.end(), [](const Block* b) {
+      return b->type == BlockType::thinking || b->type == BlockType::redacted_thinking;
+    });
   }
 
   // The message without its tool results; nothing when every block it had was

@@ -318,12 +318,24 @@ class SynapticEncoder final : public EncoderBase {
       }
       return;
     }
+    // `content` is read ahead of content_blocks: text that follows another block (a
+    // question after its image) is listed in content_blocks, where its place is kept.
+    bool text_follows = false;
+    bool other_seen = false;
+    for (const Block* block : blocks) {
+      if (block->type == BlockType::text) {
+        text_follows |= other_seen;
+      } else if (block->type != BlockType::thinking) {
+        other_seen = true;
+      }
+    }
     std::string text;
     std::vector<const Block*> others;
     for (const Block* block : blocks) {
-      // A text block stays in content_blocks only when it was one there.
-      bool listed = block->type == BlockType::text && keeps_own_json(m, *block, Format::synaptic) &&
-                    block->json->IsObject();
+      // A text block stays in content_blocks when it was one there, or keeps its place.
+      bool listed = block->type == BlockType::text &&
+                    (text_follows || (keeps_own_json(m, *block, Format::synaptic) &&
+                                      block->json->IsObject()));
       if (block->type == BlockType::text && !listed) {
         text += block->text;
       } else if (admit(fit(m, *block), [&](std::string_view what) { drop(what, m); })) {
