@@ -6,7 +6,8 @@ format: `convert --to SOURCE` (the input as convo writes it in its own format) i
 compared, record by record as JSON, with `convert --to TARGET | convert --from
 TARGET --to SOURCE` (the round trip). Each differing JSON path, normalised (array
 indices dropped; an array element present on one side only is named by its "type",
-e.g. `message.content.thinking`; a whole record present on one side only is
+e.g. `message.content.thinking`, and so is each block of a content list present on
+one side only, e.g. `content.content.tool_reference`; a whole record present on one side only is
 `<record>.TYPE`, a body member present on one side only by its members or its
 elements' kinds; changed elements are paired by kind before position, or by what
 they say (kind and content) first when that names fewer differences; members
@@ -146,7 +147,7 @@ GEMINI_PART_KEYS = ("functionCall", "functionResponse", "inlineData", "fileData"
 GENERIC = re.compile(r"\s+(blocks?|records?|parts?|fields?|members?|items?|messages?|"
                      r"of request bodies|of response bodies|of response messages|of messages|of records|of items|"
                      r"of chat sessions|of tool calls|of contents|of system instructions|"
-                     r"of tools|of usage|of reasoning settings|tools|of [a-z_]+ blocks)$")
+                     r"of tools|of usage|of reasoning settings|tools|of [a-z_]+ blocks|in tool results)$")
 
 
 def snake(name):
@@ -366,7 +367,14 @@ def diff(a, b, path, out):
     if isinstance(a, dict) and isinstance(b, dict):
         for key in a.keys() | b.keys():
             if key not in a or key not in b:
-                out.add(join(path, key))
+                value = a[key] if key in a else b[key]
+                if key == "content" and isinstance(value, list) and value:
+                    # Blocks on one side only, as an element on one side only is: by
+                    # kind (a tool result whose every block was dropped, its content
+                    # then empty, is `content.content.tool_reference`).
+                    out.update(join(join(path, key), kind(v)) for v in value)
+                else:
+                    out.add(join(path, key))
             elif a[key] != b[key]:
                 diff(a[key], b[key], join(path, key), out)
     elif isinstance(a, list) and isinstance(b, list):
@@ -395,12 +403,13 @@ def diff_body(a, b, out):
             out.add(key)
 
 
-def diff_sequences(a, b, path, out, missing_at=None, within=None):
+def diff_sequences(a, b, path, out, missing_at=None, within=None, gone=None):
     """Diffs two lists element by element, aligned as difflib aligns them; an element
     on one side only is named by its kind under `missing_at` (default: `path`). With
     `within` (a dict), each path found in a pair of elements also maps to the kinds
     of the left element of each pair it was found in (record_kinds; none when the
-    two are of different kinds)."""
+    two are of different kinds). With `gone` (a dict), each path that names an element
+    on one side only maps to those elements."""
     # Aligned on what the elements hold but their times: a trip through a format
     # without times changes the time of every record, which must not leave the
     # records unaligned (they are still compared whole, their times too).
@@ -423,7 +432,7 @@ def diff_sequences(a, b, path, out, missing_at=None, within=None):
         for x, y in zip(left_x, right_x):
             diff(x, y, path, out)
         for extra in left_x[len(right_x):] + right_x[len(left_x):]:
-            out.add(join(path if missing_at is None else missing_at, kind(extra)))
+            missing(extra, path, out, missing_at, gone)
         left = [x for x in left if kind(x) in right_kinds]
         right = [y for y in right if kind(y) in left_kinds]
         # Two pairings, and the one that names fewer differences (a diff is the smallest
@@ -435,7 +444,7 @@ def diff_sequences(a, b, path, out, missing_at=None, within=None):
         track = within is not None
         by_kind, anchored = set(), set()
         within_kind, within_anchored = {}, {}
-        pair_changed(left, right, path, by_kind, missing_at, within_kind if track else None)
+        pair_changed(left, right, path, by_kind, missing_at, within_kind if track else None, gone)
         anchors = difflib.SequenceMatcher(None, [anchor(x) for x in left],
                                           [anchor(y) for y in right], autojunk=False)
         for aop, m1, m2, n1, n2 in anchors.get_opcodes():
@@ -444,7 +453,7 @@ def diff_sequences(a, b, path, out, missing_at=None, within=None):
                     diff_pair(x, y, path, anchored, within_anchored if track else None)
             else:
                 pair_changed(left[m1:m2], right[n1:n2], path, anchored, missing_at,
-                             within_anchored if track else None)
+                             within_anchored if track else None, gone)
         chosen, chosen_within = ((anchored, within_anchored)
                                  if len(anchored - out) < len(by_kind - out)
                                  else (by_kind, within_kind))
@@ -480,7 +489,15 @@ def diff_pair(x, y, path, out, within):
         within.setdefault(p, set()).add(record_kinds(x) if kind(x) == kind(y) else ())
 
 
-def pair_changed(left, right, path, out, missing_at, within, by=None):
+def missing(extra, path, out, missing_at, gone):
+    """Names `extra`, an element on one side only, by its kind; notes it in `gone`."""
+    p = join(path if missing_at is None else missing_at, kind(extra))
+    out.add(p)
+    if gone is not None:
+        gone.setdefault(p, []).append(extra)
+
+
+def pair_changed(left, right, path, out, missing_at, within, gone=None, by=None):
     """Diffs changed elements, paired by kind first: a system prompt dropped before a
     changed function_call must not be compared with that function_call (it would
     name every member of both as a difference). Kinds are tried finest first
@@ -491,12 +508,12 @@ def pair_changed(left, right, path, out, missing_at, within, by=None):
     for kop, k1, k2, l1, l2 in kinds.get_opcodes():
         sub_left, sub_right = left[k1:k2], right[l1:l2]
         if kop == "replace" and len(by) > 1:
-            pair_changed(sub_left, sub_right, path, out, missing_at, within, by[1:])
+            pair_changed(sub_left, sub_right, path, out, missing_at, within, gone, by[1:])
             continue
         for x, y in zip(sub_left, sub_right):
             diff_pair(x, y, path, out, within)
         for extra in sub_left[len(sub_right):] + sub_right[len(sub_left):]:
-            out.add(join(path if missing_at is None else missing_at, kind(extra)))
+            missing(extra, path, out, missing_at, gone)
 
 
 def convo(binary, *args, stdin=None):
@@ -527,8 +544,9 @@ def check_file(binary, source, path):
             continue
         paths = set()
         back_records, back_body = flatten(tidy(records(back)))
-        within = {}
-        diff_sequences(own_records, back_records, "", paths, missing_at="<record>", within=within)
+        within, gone = {}, {}
+        diff_sequences(own_records, back_records, "", paths, missing_at="<record>", within=within,
+                       gone=gone)
         body_paths = set()
         diff_body(own_body, back_body, body_paths)
         paths |= body_paths
@@ -544,8 +562,28 @@ def check_file(binary, source, path):
                            for kinds in sorted(within[p])]
                 if all(excuses):
                     excuse = excuses[0]
+            if excuse is None and p in gone and p not in body_paths:
+                # Records on one side only, each a message whose every block is of a
+                # kind a named loss covers ("tool_addition blocks"): with its blocks
+                # dropped the message had nothing left to say, and went with them.
+                excuses = [blocks_excuse(rec, named) for rec in gone[p]]
+                if all(excuses):
+                    excuse = excuses[0]
             found.append((target, p, excuse))
     return found
+
+
+def blocks_excuse(record, named):
+    """The loss that covers the kind of every block of `record`'s content (a message's
+    `content`, a Claude Code record's `message.content`), or None: also when it has no
+    list of blocks."""
+    inner = record.get("message") if isinstance(record, dict) else None
+    inner = inner if isinstance(inner, dict) else record
+    blocks = inner.get("content") if isinstance(inner, dict) else None
+    if not isinstance(blocks, list) or not blocks:
+        return None
+    excuses = [next((n for n in sorted(named) if covered(n, kind(b))), None) for b in blocks]
+    return excuses[0] if all(excuses) else None
 
 
 def main():

@@ -8,6 +8,7 @@
 #include "formats/gemini_cli.h"
 #include "formats/gemini_parts.h"
 #include "formats/json_out.h"
+#include "formats/mapping.h"
 #include "formats/object_writer.h"
 #include "formats/responses_items.h"
 #include "formats/tool_turns.h"
@@ -491,7 +492,7 @@ class GeminiCliEncoder final : public EncoderBase {
         if (result->result.is_blocks()) {
           for (const Block& inner : result->result.blocks) {
             if (inner.type != BlockType::text) {
-              drop(fmt::format("{} blocks in tool results", block_type_name(inner.type)), head);
+              drop(fmt::format("{} in tool results", blocks_of(inner)), head);
             }
           }
         }

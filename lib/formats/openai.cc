@@ -448,7 +448,7 @@ class OpenAIEncoder final : public EncoderBase {
           if (block.type == BlockType::text) {
             write_text_part(w, m, block);
           } else {
-            drop(fmt::format("{} blocks in tool results", block_type_name(block.type)), m);
+            drop(fmt::format("{} in tool results", blocks_of(block)), m);
           }
         }
         w.EndArray();

@@ -8,6 +8,7 @@
 #include "formats/api_body.h"
 #include "formats/fields.h"
 #include "formats/json_out.h"
+#include "formats/mapping.h"
 #include "formats/object_writer.h"
 
 namespace convo {
@@ -651,7 +652,7 @@ class ItemWriter {
               (block.type == BlockType::unknown && same_block(block))) {
             write_part(ow, block);
           } else {
-            m_drop(fmt::format("{} blocks in tool results", block_type_name(block.type)));
+            m_drop(fmt::format("{} in tool results", blocks_of(block)));
           }
         }
         ow.EndArray();
