@@ -12,9 +12,9 @@ one side only, e.g. `content.content.tool_reference`; a whole record present on 
 elements' kinds; changed elements are paired by kind before position, or by what
 they say (kind and content) first when that names fewer differences; members
 that are null, [] or {} count as absent, as do `"is_error": false`, the API's
-default, an empty content string and a Chat tool call's `"type": "function"`; a content of one plain text block as its string, and a content string
+default, a LangChain message's `"example": false` (its default), an empty content string and a Chat tool call's `"type": "function"`; a content of one plain text block as its string, and a content string
 against a list of blocks as one text block; a request or response body's messages
-as records of their own; a document pretty-printed over many lines as one record),
+as records of their own, and so are a JSON array's messages; a document pretty-printed over many lines as one record),
 is excused only by a loss that one of the two conversions
 printed on stderr ("openai cannot hold thinking blocks (3), ...") and that covers
 it: a loss name covers a path component spelled like the name without its generic
@@ -216,9 +216,17 @@ def flatten(recs):
     """A request or response body's messages as records of their own, and the
     body's other members (`model`, `usage`, `choices.finish_reason`, ...) apart:
     a round trip through a message-per-line format writes messages one per line,
-    a change of layout, not of content."""
+    a change of layout, not of content. So is a document that is one JSON array of
+    messages (LangChain's messages_to_dict dumped with json.dump): its messages are
+    records too."""
     messages, body = [], {}
+    listed = []
     for rec in recs:
+        if isinstance(rec, list) and rec and all(isinstance(x, dict) for x in rec):
+            listed.extend(rec)
+        else:
+            listed.append(rec)
+    for rec in listed:
         if isinstance(rec, dict) and isinstance(rec.get("messages"), list):
             if "system" in rec:  # an Anthropic request's system prompt leads the turns
                 messages.append({"role": "system", "content": rec["system"]})
@@ -279,6 +287,8 @@ def tidy(value):
                 continue
             if k == "is_error" and v is False:
                 continue  # the Messages API's default: a result is not an error unless told
+            if k == "example" and v is False and "additional_kwargs" in value:
+                continue  # a LangChain message's default: not an example unless told
             if k == "content" and v == "":
                 continue  # no text, as null or absent says (an assistant turn of tool calls)
             if k == "type" and v == "function" and "function" in value:
