@@ -147,7 +147,7 @@ GEMINI_PART_KEYS = ("functionCall", "functionResponse", "inlineData", "fileData"
 GENERIC = re.compile(r"\s+(blocks?|records?|parts?|fields?|members?|items?|messages?|"
                      r"of request bodies|of response bodies|of response messages|of messages|of records|of items|"
                      r"of chat sessions|of tool calls|of contents|of system instructions|"
-                     r"of tools|of usage|of reasoning settings|tools|of [a-z_]+ blocks|in tool results)$")
+                     r"of tools|of usage|of reasoning settings|tools|of [a-z_]+ blocks|in tool results|in [a-z]+ messages)$")
 
 
 def snake(name):

@@ -332,7 +332,7 @@ class GeminiCliEncoder final : public EncoderBase {
     w.StartArray();
     for (const Block* block : blocks) {
       if (block->type == BlockType::thinking || block->type == BlockType::tool_use) {
-        drop(fmt::format("{} blocks in user messages", block_type_name(block->type)), m);
+        drop(fmt::format("{} in user messages", blocks_of(*block)), m);
         continue;
       }
       if (parts.holds(*block)) {

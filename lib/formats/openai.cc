@@ -588,7 +588,7 @@ class OpenAIEncoder final : public EncoderBase {
       case BlockType::document:
         if (m.role == Role::assistant) {
           return out.dropping(
-              fmt::format("{} blocks in assistant messages", block_type_name(block.type)));
+              fmt::format("{} in assistant messages", blocks_of(block)));
         }
         if (keeps_own_json(m, block, Format::openai)) {
           return out;

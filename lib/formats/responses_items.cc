@@ -397,7 +397,7 @@ class ItemWriter {
         case BlockType::file:
         case BlockType::document:
           if (m_m.role == Role::tool) {
-            m_drop(fmt::format("{} blocks in tool messages", block_type_name(block.type)));
+            m_drop(fmt::format("{} in tool messages", blocks_of(block)));
           } else if (part_holdable(block)) {
             parts.push_back(&block);
           }
@@ -474,7 +474,7 @@ class ItemWriter {
       return true;
     }
     if (m_m.role == Role::assistant) {
-      m_drop(fmt::format("{} blocks in assistant messages", block_type_name(block.type)));
+      m_drop(fmt::format("{} in assistant messages", blocks_of(block)));
       return false;
     }
     const MediaSource& s = block.source;
