@@ -6,16 +6,19 @@ format: `convert --to SOURCE` (the input as convo writes it in its own format) i
 compared, record by record as JSON, with `convert --to TARGET | convert --from
 TARGET --to SOURCE` (the round trip). Each differing JSON path, normalised (array
 indices dropped; an array element present on one side only is named by its "type",
-e.g. `message.content.thinking`, a Gemini media part by the kind of block its
+e.g. `message.content.thinking`, and so is each block of a content list present on
+one side only, e.g. `content.content.tool_reference`, a Gemini media part by the kind of block its
 media type makes, `parts.video`; a whole record present on one side only is
 `<record>.TYPE`, and `<record>.TYPE.KIND` when its content is media alone (it
 goes with them), a body member present on one side only by its members or its
 elements' kinds; changed elements are paired by kind before position, or by what
 they say (kind and content) first when that names fewer differences; members
 that are null, [] or {} count as absent, as do `"is_error": false`, the API's
-default, an empty content string and a Chat tool call's `"type": "function"`; a content of one plain text block as its string, and a content string
+default, a LangChain message's `"example": false` (its default), an empty content
+string and a Chat tool call's `"type": "function"`; a content of one plain text block
+as its string, and a content string
 against a list of blocks as one text block; a request or response body's messages
-as records of their own; a document pretty-printed over many lines as one record),
+as records of their own, and so are a JSON array's messages; a document pretty-printed over many lines as one record),
 is excused only by a loss that one of the two conversions
 printed on stderr ("openai cannot hold thinking blocks (3), ...") and that covers
 it: a loss name covers a path component spelled like the name without its generic
@@ -188,10 +191,10 @@ def media_kind(mime):
 
 
 # Nouns that name the kind of thing, not the thing: "thinking blocks" -> thinking.
-GENERIC = re.compile(r"\s+(in tool results|in tool messages|in assistant messages|blocks?|records?|parts?|fields?|members?|items?|messages?|"
+GENERIC = re.compile(r"\s+(blocks?|records?|parts?|fields?|members?|items?|messages?|"
                      r"of request bodies|of response bodies|of response messages|of messages|of records|of items|"
                      r"of chat sessions|of tool calls|of contents|of system instructions|"
-                     r"of tools|of usage|of reasoning settings|tools|of [a-z_]+ blocks)$")
+                     r"of tools|of usage|of reasoning settings|tools|of [a-z_]+ blocks|in tool results|in [a-z]+ messages)$")
 
 
 def snake(name):
@@ -260,9 +263,17 @@ def flatten(recs):
     """A request or response body's messages as records of their own, and the
     body's other members (`model`, `usage`, `choices.finish_reason`, ...) apart:
     a round trip through a message-per-line format writes messages one per line,
-    a change of layout, not of content."""
+    a change of layout, not of content. So is a document that is one JSON array of
+    messages (LangChain's messages_to_dict dumped with json.dump): its messages are
+    records too."""
     messages, body = [], {}
+    listed = []
     for rec in recs:
+        if isinstance(rec, list) and rec and all(isinstance(x, dict) for x in rec):
+            listed.extend(rec)
+        else:
+            listed.append(rec)
+    for rec in listed:
         if isinstance(rec, dict) and isinstance(rec.get("messages"), list):
             if "system" in rec:  # an Anthropic request's system prompt leads the turns
                 messages.append({"role": "system", "content": rec["system"]})
@@ -342,6 +353,8 @@ def tidy(value):
                 continue
             if k == "is_error" and v is False:
                 continue  # the Messages API's default: a result is not an error unless told
+            if k == "example" and v is False and "additional_kwargs" in value:
+                continue  # a LangChain message's default: not an example unless told
             if k == "type" and v == "function" and "function" in value:
                 continue  # the one type of a Chat tool call with a `function` (Mistral omits it)
             if (k == "content" and isinstance(v, list) and len(v) == 1 and
@@ -460,7 +473,14 @@ def diff(a, b, path, out):
     if isinstance(a, dict) and isinstance(b, dict):
         for key in a.keys() | b.keys():
             if key not in a or key not in b:
-                out.add(join(path, key))
+                value = a[key] if key in a else b[key]
+                if key == "content" and isinstance(value, list) and value:
+                    # Blocks on one side only, as an element on one side only is: by
+                    # kind (a tool result whose every block was dropped, its content
+                    # then empty, is `content.content.tool_reference`).
+                    out.update(join(join(path, key), kind(v)) for v in value)
+                else:
+                    out.add(join(path, key))
             elif a[key] != b[key]:
                 diff(a[key], b[key], join(path, key), out)
     elif isinstance(a, list) and isinstance(b, list):
@@ -489,12 +509,13 @@ def diff_body(a, b, out):
             out.add(key)
 
 
-def diff_sequences(a, b, path, out, missing_at=None, within=None):
+def diff_sequences(a, b, path, out, missing_at=None, within=None, gone=None):
     """Diffs two lists element by element, aligned as difflib aligns them; an element
     on one side only is named by its kind under `missing_at` (default: `path`). With
     `within` (a dict), each path found in a pair of elements also maps to the kinds
     of the left element of each pair it was found in (record_kinds; none when the
-    two are of different kinds)."""
+    two are of different kinds). With `gone` (a dict), each path that names an element
+    on one side only maps to those elements."""
     # Aligned on what the elements hold but their times: a trip through a format
     # without times changes the time of every record, which must not leave the
     # records unaligned (they are still compared whole, their times too).
@@ -517,7 +538,7 @@ def diff_sequences(a, b, path, out, missing_at=None, within=None):
         for x, y in zip(left_x, right_x):
             diff(x, y, path, out)
         for extra in left_x[len(right_x):] + right_x[len(left_x):]:
-            out.add(missing_name(path if missing_at is None else missing_at, extra))
+            missing(extra, path, out, missing_at, gone)
         left = [x for x in left if kind(x) in right_kinds]
         right = [y for y in right if kind(y) in left_kinds]
         # Two pairings, and the one that names fewer differences (a diff is the smallest
@@ -529,7 +550,7 @@ def diff_sequences(a, b, path, out, missing_at=None, within=None):
         track = within is not None
         by_kind, anchored = set(), set()
         within_kind, within_anchored = {}, {}
-        pair_changed(left, right, path, by_kind, missing_at, within_kind if track else None)
+        pair_changed(left, right, path, by_kind, missing_at, within_kind if track else None, gone)
         anchors = difflib.SequenceMatcher(None, [anchor(x) for x in left],
                                           [anchor(y) for y in right], autojunk=False)
         for aop, m1, m2, n1, n2 in anchors.get_opcodes():
@@ -538,7 +559,7 @@ def diff_sequences(a, b, path, out, missing_at=None, within=None):
                     diff_pair(x, y, path, anchored, within_anchored if track else None)
             else:
                 pair_changed(left[m1:m2], right[n1:n2], path, anchored, missing_at,
-                             within_anchored if track else None)
+                             within_anchored if track else None, gone)
         chosen, chosen_within = ((anchored, within_anchored)
                                  if len(anchored - out) < len(by_kind - out)
                                  else (by_kind, within_kind))
@@ -574,7 +595,15 @@ def diff_pair(x, y, path, out, within):
         within.setdefault(p, set()).add(record_kinds(x) if kind(x) == kind(y) else ())
 
 
-def pair_changed(left, right, path, out, missing_at, within, by=None):
+def missing(extra, path, out, missing_at, gone):
+    """Names `extra`, an element on one side only, by its kind; notes it in `gone`."""
+    p = missing_name(path if missing_at is None else missing_at, extra)
+    out.add(p)
+    if gone is not None:
+        gone.setdefault(p, []).append(extra)
+
+
+def pair_changed(left, right, path, out, missing_at, within, gone=None, by=None):
     """Diffs changed elements, paired by kind first: a system prompt dropped before a
     changed function_call must not be compared with that function_call (it would
     name every member of both as a difference). Kinds are tried finest first
@@ -585,12 +614,12 @@ def pair_changed(left, right, path, out, missing_at, within, by=None):
     for kop, k1, k2, l1, l2 in kinds.get_opcodes():
         sub_left, sub_right = left[k1:k2], right[l1:l2]
         if kop == "replace" and len(by) > 1:
-            pair_changed(sub_left, sub_right, path, out, missing_at, within, by[1:])
+            pair_changed(sub_left, sub_right, path, out, missing_at, within, gone, by[1:])
             continue
         for x, y in zip(sub_left, sub_right):
             diff_pair(x, y, path, out, within)
         for extra in sub_left[len(sub_right):] + sub_right[len(sub_left):]:
-            out.add(missing_name(path if missing_at is None else missing_at, extra))
+            missing(extra, path, out, missing_at, gone)
 
 
 def convo(binary, *args, stdin=None):
@@ -631,8 +660,9 @@ def check_file(binary, source, path):
             back_records = [r for r in back_records
                             if not (is_session_meta(r) and
                                     r["payload"].get("originator") == "convo")]
-        within = {}
-        diff_sequences(own_records, back_records, "", paths, missing_at="<record>", within=within)
+        within, gone = {}, {}
+        diff_sequences(own_records, back_records, "", paths, missing_at="<record>", within=within,
+                       gone=gone)
         body_paths = set()
         diff_body(own_body, back_body, body_paths)
         paths |= body_paths
@@ -648,8 +678,28 @@ def check_file(binary, source, path):
                            for kinds in sorted(within[p])]
                 if all(excuses):
                     excuse = excuses[0]
+            if excuse is None and p in gone and p not in body_paths:
+                # Records on one side only, each a message whose every block is of a
+                # kind a named loss covers ("tool_addition blocks"): with its blocks
+                # dropped the message had nothing left to say, and went with them.
+                excuses = [blocks_excuse(rec, named) for rec in gone[p]]
+                if all(excuses):
+                    excuse = excuses[0]
             found.append((target, p, excuse))
     return found
+
+
+def blocks_excuse(record, named):
+    """The loss that covers the kind of every block of `record`'s content (a message's
+    `content`, a Claude Code record's `message.content`), or None: also when it has no
+    list of blocks."""
+    inner = record.get("message") if isinstance(record, dict) else None
+    inner = inner if isinstance(inner, dict) else record
+    blocks = inner.get("content") if isinstance(inner, dict) else None
+    if not isinstance(blocks, list) or not blocks:
+        return None
+    excuses = [next((n for n in sorted(named) if covered(n, kind(b))), None) for b in blocks]
+    return excuses[0] if all(excuses) else None
 
 
 def main():

@@ -483,7 +483,7 @@ class AgentScopeEncoder final : public EncoderBase {
       if (fits && admit(fit(m, block, v2), [&](std::string_view what) { drop(what, m); })) {
         write_block(w, m, block, v2);
       } else if (!fits) {
-        drop(fmt::format("{} blocks in tool results", block_type_name(block.type)), m);
+        drop(fmt::format("{} in tool results", blocks_of(block)), m);
       }
     }
     w.EndArray();

@@ -362,19 +362,22 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
   }
   w.Key("max_tokens");
   w.Int64(max_tokens);
+  // The system messages before the first turn are the `system` prompt; one after it
+  // stays where it was, a `"role": "system"` message, as the API takes it in the
+  // middle of a conversation (pydantic-ai's recorded requests send them so).
   std::vector<std::string> system;
-  bool conversation = false;
-  for (const BodyTurn& turn : turns) {
-    Role role = turn.message->role;
-    if (role == Role::system || role == Role::developer) {
-      for (const std::string& value : turn.values) {
-        system.push_back(member_json(value, "content"));
+  std::size_t first_turn = turns.size();
+  for (std::size_t i = 0; i < turns.size(); ++i) {
+    Role role = turns[i].message->role;
+    if (role != Role::system && role != Role::developer) {
+      if (!turns[i].values.empty()) {
+        first_turn = i;
+        break;
       }
-      if (conversation) {
-        drop("system messages after the first turn");
-      }
-    } else {
-      conversation = conversation || !turn.values.empty();
+      continue;
+    }
+    for (const std::string& value : turns[i].values) {
+      system.push_back(member_json(value, "content"));
     }
   }
   if (!system.empty()) {
@@ -383,9 +386,10 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
   }
   w.Key("messages");
   w.StartArray();
-  for (const BodyTurn& turn : turns) {
+  for (std::size_t i = 0; i < turns.size(); ++i) {
+    const BodyTurn& turn = turns[i];
     Role role = turn.message->role;
-    if (role == Role::system || role == Role::developer) {
+    if ((role == Role::system || role == Role::developer) && i < first_turn) {
       continue;
     }
     for (const std::string& value : turn.values) {

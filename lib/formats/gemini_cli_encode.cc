@@ -8,6 +8,7 @@
 #include "formats/gemini_cli.h"
 #include "formats/gemini_parts.h"
 #include "formats/json_out.h"
+#include "formats/mapping.h"
 #include "formats/object_writer.h"
 #include "formats/responses_items.h"
 #include "formats/tool_turns.h"
@@ -331,7 +332,7 @@ class GeminiCliEncoder final : public EncoderBase {
     w.StartArray();
     for (const Block* block : blocks) {
       if (block->type == BlockType::thinking || block->type == BlockType::tool_use) {
-        drop(fmt::format("{} blocks in user messages", block_type_name(block->type)), m);
+        drop(fmt::format("{} in user messages", blocks_of(*block)), m);
         continue;
       }
       if (parts.holds(*block)) {
@@ -500,7 +501,7 @@ class GeminiCliEncoder final : public EncoderBase {
         if (result->result.is_blocks()) {
           for (const Block& inner : result->result.blocks) {
             if (inner.type != BlockType::text && !is_media(inner.type)) {
-              drop(fmt::format("{} blocks in tool results", block_type_name(inner.type)), head);
+              drop(fmt::format("{} in tool results", blocks_of(inner)), head);
             }
           }
         }

@@ -8,6 +8,7 @@
 
 #include "formats/fields.h"
 #include "formats/json_out.h"
+#include "formats/mapping.h"
 #include "formats/object_writer.h"
 
 namespace convo {
@@ -497,7 +498,7 @@ void GeminiPartWriter::write(JsonWriter& w, const Block& block, std::string_view
       if (original == nullptr && block.result.is_blocks()) {
         for (const Block& inner : block.result.blocks) {
           if (inner.type != BlockType::text && !is_media(inner.type)) {
-            m_drop(fmt::format("{} blocks in tool results", block_type_name(inner.type)));
+            m_drop(fmt::format("{} in tool results", blocks_of(inner)));
           }
         }
       }

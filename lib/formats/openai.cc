@@ -457,7 +457,7 @@ class OpenAIEncoder final : public EncoderBase {
           if (block.type == BlockType::text) {
             write_text_part(w, m, block);
           } else {
-            drop(fmt::format("{} blocks in tool results", block_type_name(block.type)), m);
+            drop(fmt::format("{} in tool results", blocks_of(block)), m);
           }
         }
         w.EndArray();
@@ -603,7 +603,7 @@ class OpenAIEncoder final : public EncoderBase {
       case BlockType::document:
         if (m.role == Role::assistant) {
           return out.dropping(
-              fmt::format("{} blocks in assistant messages", block_type_name(block.type)));
+              fmt::format("{} in assistant messages", blocks_of(block)));
         }
         if (keeps_own_json(m, block, Format::openai)) {
           return out;

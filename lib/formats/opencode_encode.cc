@@ -509,7 +509,7 @@ class OpenCodeEncoder final : public EncoderBase {
                         block.source.type == MediaSource::Type::url)) {
               files.push_back(&block);
             } else {
-              drop(fmt::format("{} blocks in tool results", block_type_name(block.type)), m);
+              drop(fmt::format("{} in tool results", blocks_of(block)), m);
             }
           }
         } else {

@@ -8,6 +8,7 @@
 #include "formats/api_body.h"
 #include "formats/fields.h"
 #include "formats/json_out.h"
+#include "formats/mapping.h"
 #include "formats/object_writer.h"
 
 namespace convo {
@@ -422,7 +423,7 @@ class ItemWriter {
         case BlockType::file:
         case BlockType::document:
           if (m_m.role == Role::tool) {
-            m_drop(fmt::format("{} blocks in tool messages", block_type_name(block.type)));
+            m_drop(fmt::format("{} in tool messages", blocks_of(block)));
           } else if (part_holdable(block)) {
             parts.push_back(&block);
           }
@@ -506,7 +507,7 @@ class ItemWriter {
       return true;
     }
     if (m_m.role == Role::assistant) {
-      m_drop(fmt::format("{} blocks in assistant messages", block_type_name(block.type)));
+      m_drop(fmt::format("{} in assistant messages", blocks_of(block)));
       return false;
     }
     const MediaSource& s = block.source;
@@ -684,7 +685,7 @@ class ItemWriter {
               (block.type == BlockType::unknown && same_block(block))) {
             write_part(ow, block);
           } else {
-            m_drop(fmt::format("{} blocks in tool results", block_type_name(block.type)));
+            m_drop(fmt::format("{} in tool results", blocks_of(block)));
           }
         }
         ow.EndArray();

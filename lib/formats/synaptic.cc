@@ -135,13 +135,8 @@ void decode_content(const JsonValue& record, const std::shared_ptr<const Source>
     decode_block((*blocks)[i], fmt::format("/content_blocks/{}", i), owner, decoded[i]);
   }
   out.form = Content::Form::blocks;
-  for (Block& block : decoded) {
-    if (block.type == BlockType::thinking) {
-      out.blocks.push_back(std::move(block));
-    }
-  }
   // Synaptic fills `content` with the text of the text blocks too: the same text
-  // is not a second block.
+  // is not a second block, and the blocks keep their order.
   std::string listed_text;
   for (const Block& block : decoded) {
     if (block.type == BlockType::text) {
@@ -149,6 +144,15 @@ void decode_content(const JsonValue& record, const std::shared_ptr<const Source>
     }
   }
   bool repeated = text != nullptr && !listed_text.empty() && view_of(*text) == listed_text;
+  if (repeated) {
+    out.blocks = std::move(decoded);
+    return;
+  }
+  for (Block& block : decoded) {
+    if (block.type == BlockType::thinking) {
+      out.blocks.push_back(std::move(block));
+    }
+  }
   if (text != nullptr && text->GetStringLength() > 0 && !repeated) {
     Block block = Block::make_text(std::string(view_of(*text)));
     block.json = text;
@@ -331,11 +335,18 @@ class SynapticEncoder final : public EncoderBase {
     }
     std::string text;
     std::vector<const Block*> others;
+    // A text block stays in content_blocks when it was one there, and so do all of
+    // them when there are several (an answer's text between its search results, each
+    // with its citations): `content` alone would join them into one.
+    bool several = std::count_if(blocks.begin(), blocks.end(), [](const Block* b) {
+                     return b->type == BlockType::text;
+                   }) > 1;
     for (const Block* block : blocks) {
-      // A text block stays in content_blocks when it was one there, or keeps its place.
+      // A text block stays in content_blocks when it was one there, when it follows
+      // another block (its place), or when there are several (see above).
       bool listed = block->type == BlockType::text &&
-                    (text_follows || (keeps_own_json(m, *block, Format::synaptic) &&
-                                      block->json->IsObject()));
+                    (text_follows || several || (keeps_own_json(m, *block, Format::synaptic) &&
+                                                 block->json->IsObject()));
       if (block->type == BlockType::text && !listed) {
         text += block->text;
       } else if (admit(fit(m, *block), [&](std::string_view what) { drop(what, m); })) {
@@ -386,7 +397,8 @@ class SynapticEncoder final : public EncoderBase {
   }
 
   static void write_block(JsonWriter& w, const Message& m, const Block& block) {
-    if (keeps_own_json(m, block, Format::synaptic)) {
+    // (A text block read from `content` has that string for its JSON.)
+    if (keeps_own_json(m, block, Format::synaptic) && block.json->IsObject()) {
       ObjectWriter object(w, block.json);
       if (block.type == BlockType::text) {
         object.set_string("text", block.text);
