@@ -35,10 +35,32 @@ struct CheckArgs {
   SecretsArgs secrets_args;
 };
 
+// `secrets` in --select or --ignore names every secret-* rule at once, as ruff's
+// rule prefixes name a family: a CI job scanning for credentials alone need not
+// list fifteen names.
+constexpr std::string_view k_secret_rules = "secrets";
+
+// The rules a --select or --ignore list names, `secrets` spelled out.
+std::vector<std::string> expand_rules(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const std::string& name : names) {
+    if (name != k_secret_rules) {
+      out.push_back(name);
+      continue;
+    }
+    for (const CheckRule& rule : check_rules()) {
+      if (is_secret_rule(rule.name)) {
+        out.emplace_back(rule.name);
+      }
+    }
+  }
+  return out;
+}
+
 // A check that each of a comma-separated list is a rule's name, with a hint for a
 // near miss.
 CLI::Validator rule_names() {
-  std::vector<std::string> names;
+  std::vector<std::string> names{std::string(k_secret_rules)};
   for (const CheckRule& rule : check_rules()) {
     names.emplace_back(rule.name);
   }
@@ -93,10 +115,11 @@ as recorded: its main thread and each subagent's, the records of one response
 joined, nothing repaired. See convo-check(1) for every rule.)";
 
 int run_check(const CheckArgs& args) {
+  const std::vector<std::string> select = expand_rules(args.select);
   // --secrets, or a secret-* rule named in --select, or patterns of one's own.
   bool secrets = args.secrets || !args.secrets_args.patterns.empty() ||
                  !args.secrets_args.file.empty() ||
-                 std::any_of(args.select.begin(), args.select.end(),
+                 std::any_of(select.begin(), select.end(),
                              [](const std::string& rule) { return is_secret_rule(rule); });
   std::shared_ptr<const SecretScanner> scanner;
   if (secrets) {
@@ -116,8 +139,8 @@ int run_check(const CheckArgs& args) {
   options.check.target = args.target == "openai" ? CheckTarget::openai : CheckTarget::anthropic;
   options.check.by_format = args.target.empty();
   options.format = report_format(args.format);
-  options.select = args.select;
-  options.ignore = args.ignore;
+  options.select = select;
+  options.ignore = expand_rules(args.ignore);
   options.quiet = args.input.quiet;
   StreamOptions stream;
   stream.inputs = args.input.files;
@@ -177,7 +200,8 @@ void add_check(CLI::App& app, Runner& run) {
                   "line), github (workflow annotations), sarif (SARIF 2.1.0) or junit (JUnit XML)")
       ->capture_default_str()
       ->check(one_of({"text", "json", "github", "sarif", "junit"}, "--format value"));
-  sub->add_option("--select", args->select, "Report only these rules (comma-separated)")
+  sub->add_option("--select", args->select,
+                  "Report only these rules (comma-separated; secrets: every secret-* rule)")
       ->delimiter(',')
       ->allow_extra_args(false)
       ->option_text("RULE,...")
