@@ -478,6 +478,11 @@ std::vector<Message> decode_turns(const JsonValue& root, const std::string& path
   if (!role) {
     message.kind = Kind::unknown;
     message.role = Role::none;
+    // Named by its type where it has one (a UI stream chunk read with --from ai-sdk:
+    // "text-delta records"), so that what a target drops is counted by what it was.
+    if (auto type = string_member(root, "type")) {
+      message.record_type = std::string(*type);
+    }
     message.content.form = Content::Form::absent;
     out.push_back(std::move(message));
     return out;
