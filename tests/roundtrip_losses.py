@@ -265,12 +265,17 @@ def flatten(recs):
     a round trip through a message-per-line format writes messages one per line,
     a change of layout, not of content. So is a document that is one JSON array of
     messages (LangChain's messages_to_dict dumped with json.dump): its messages are
-    records too."""
+    records too, and so are a `{"loglines": [...]}` document's (the wrapper of
+    claude-code-transcripts' .json sessions, which reads the same records as JSONL
+    lines)."""
     messages, body = [], {}
     listed = []
     for rec in recs:
         if isinstance(rec, list) and rec and all(isinstance(x, dict) for x in rec):
             listed.extend(rec)
+        elif (isinstance(rec, dict) and set(rec) == {"loglines"} and
+              isinstance(rec["loglines"], list)):
+            listed.extend(rec["loglines"])
         else:
             listed.append(rec)
     for rec in listed:
@@ -331,6 +336,42 @@ def says_something(record):
     return not (isinstance(record, dict) and
                 record.get("role") in ("system", "developer", "assistant") and
                 not record.get("content") and set(record) <= {"role", "content"})
+
+
+# The members of a Claude Code record's envelope that convo's claude-code writer makes
+# when the record it writes had none: Claude Code loads no session without them
+# (../shared/cc-oracle), and the ids and times are derived, not read.
+CLAUDE_CODE_ENVELOPE = ("uuid", "parentUuid", "sessionId", "cwd", "version", "userType",
+                        "isSidechain", "timestamp")
+
+
+def without_invented_envelope(own_records, back_records):
+    """The way back's records without the envelope members that no record of the
+    source file had (a fixture of bare `{"type", "message"}` records): what the
+    claude-code writer adds so that Claude Code loads the file holds nothing the
+    source said, so nothing of the source is lost or changed by it. A member that
+    any source record has is compared as usual. Likewise a message `id` where no
+    source message had one."""
+    def has(key, inner=False):
+        for r in own_records:
+            if not isinstance(r, dict):
+                continue
+            target = r.get("message") if inner else r
+            if isinstance(target, dict) and key in target:
+                return True
+        return False
+    if not any(isinstance(r, dict) and "message" in r and "type" in r for r in own_records):
+        return back_records  # not Claude Code records
+    drop = [k for k in CLAUDE_CODE_ENVELOPE if not has(k)]
+    drop_message_id = not has("id", inner=True)
+    out = []
+    for r in back_records:
+        if isinstance(r, dict) and "message" in r and "type" in r:
+            r = {k: v for k, v in r.items() if k not in drop}
+            if drop_message_id and isinstance(r.get("message"), dict):
+                r["message"] = {k: v for k, v in r["message"].items() if k != "id"}
+        out.append(r)
+    return out
 
 
 def is_session_meta(record):
@@ -652,6 +693,7 @@ def check_file(binary, source, path):
         paths = set()
         back_records, back_body = flatten(tidy(records(back)))
         back_records = [r for r in back_records if says_something(r)]
+        back_records = without_invented_envelope(own_records, back_records)
         if not any(is_session_meta(r) for r in own_records):
             # A rollout without its session_meta line (an export) comes back with the
             # one convo writes, as Codex resumes no rollout without one
