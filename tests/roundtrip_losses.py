@@ -229,12 +229,18 @@ LOSS_ITEM = re.compile(r"\s*([^,;]+?) \((\d+)\)")
 
 def losses(stderr):
     """The loss names a conversion printed: 'openai cannot hold thinking blocks (3)'."""
-    names = set()
+    return set(loss_counts(stderr))
+
+
+def loss_counts(stderr):
+    """Each loss name a conversion printed with its count: {'thinking blocks': 3}."""
+    counts = {}
     for line in stderr.splitlines():
         for match in LOSS_LINE.finditer(line):
             for item in LOSS_ITEM.finditer(match.group(2)):
-                names.add(item.group(1).strip())
-    return names
+                name = item.group(1).strip()
+                counts[name] = counts.get(name, 0) + int(item.group(2))
+    return counts
 
 
 def records(text):
@@ -633,7 +639,7 @@ def diff_pair(x, y, path, out, within):
     diff(x, y, path, found)
     out |= found
     for p in found:
-        within.setdefault(p, set()).add(record_kinds(x) if kind(x) == kind(y) else ())
+        within.setdefault(p, set()).add((record_kinds(x) if kind(x) == kind(y) else (), id(x)))
 
 
 def missing(extra, path, out, missing_at, gone):
@@ -708,7 +714,25 @@ def check_file(binary, source, path):
         body_paths = set()
         diff_body(own_body, back_body, body_paths)
         paths |= body_paths
-        named = losses(err1) | losses(err2)
+        counts1, counts2 = loss_counts(err1), loss_counts(err2)
+        named = set(counts1) | set(counts2)
+        # A loss excuses the differences inside records of its kind ("session_meta
+        # records (1)") only for as many records as it counted: the records of that
+        # kind that differ, over every path, are at most its count (the larger of the
+        # two conversions': both count the same records when both drop them), counting
+        # only the records whose differences nothing else names. A record of a named
+        # kind that changed beyond that count is a difference of its own.
+        record_excuse, excused_records = {}, {}
+        for p, entries in within.items():
+            if any(covered(n, p) for n in named):
+                continue  # excused by its own name: not by its record's kind
+            for kinds, rid in entries:
+                loss = next((n for n in sorted(named) for k in kinds if covered(n, k)), None)
+                record_excuse[(kinds, rid)] = loss
+                if loss is not None:
+                    excused_records.setdefault(loss, set()).add(rid)
+        over = {loss for loss, rids in excused_records.items()
+                if len(rids) > max(counts1.get(loss, 0), counts2.get(loss, 0))}
         for p in sorted(paths):
             excuse = next((n for n in sorted(named) if covered(n, p)), None)
             if excuse is None and p in within and p not in body_paths:
@@ -716,9 +740,8 @@ def check_file(binary, source, path):
                 # records", "custom tool calls"): such a record did not make the trip
                 # as it was, and what the way back wrote in its place is a new record,
                 # so all its differences are that loss.
-                excuses = [next((n for n in sorted(named) for k in kinds if covered(n, k)), None)
-                           for kinds in sorted(within[p])]
-                if all(excuses):
+                excuses = [record_excuse[entry] for entry in sorted(within[p])]
+                if all(excuses) and not over.intersection(excuses):
                     excuse = excuses[0]
             if excuse is None and p in gone and p not in body_paths:
                 # Records on one side only, each a message whose every block is of a
