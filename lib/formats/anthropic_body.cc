@@ -467,6 +467,7 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
     w.Key("thinking");
     write_raw(w, R"({"type":"adaptive"})");
   }
+  drop_include_thoughts(thinking, drop);
   if (!body.modalities.empty()) {
     drop("modalities of request bodies");  // no such setting: a reply is text (and tool calls)
   }

@@ -120,6 +120,19 @@ bool says_nothing(const JsonValue& value) {
          (value.IsArray() && value.Empty()) || (value.IsObject() && value.MemberCount() == 0);
 }
 
+void drop_include_thoughts(const ThinkingSetting& thinking, const BodyDrop& drop) {
+  if (!thinking.include_thoughts) {
+    return;
+  }
+  if (thinking.state == ThinkingSetting::State::unset) {
+    drop("thinkingConfig of request bodies");
+  } else if (thinking.include_thoughts_snake) {
+    drop("include_thoughts of request bodies");  // comes back as includeThoughts
+  } else if (!*thinking.include_thoughts) {
+    drop("includeThoughts of request bodies");
+  }
+}
+
 void write_string_list(JsonWriter& w, std::string_view key, const std::vector<std::string>& strings) {
   w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
   w.StartArray();

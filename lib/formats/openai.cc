@@ -413,6 +413,16 @@ class OpenAIEncoder final : public EncoderBase {
     if (!rest) {
       return;
     }
+    if (is_system_prompt_list(message, *rest)) {
+      // Anthropic's `system` (Gemini's systemInstruction) as a list of text blocks is
+      // how those APIs take several system messages: one message each, kept apart.
+      for (const Block* block : *rest) {
+        if (auto plain = plain_message(message, {block})) {
+          values.push_back(std::move(*plain));
+        }
+      }
+      return;
+    }
     if (auto plain = plain_message(message, *rest)) {
       values.push_back(std::move(*plain));
     } else if (message.role == Role::assistant && only_thinking(*rest)) {
@@ -474,6 +484,15 @@ class OpenAIEncoder final : public EncoderBase {
     ObjectWriter part(w, same ? block.json : nullptr);
     part.set_string("type", "text").set_string("text", block.text);
     part.write();
+  }
+
+  // A body's system prompt of another API (its system slot) made of several text
+  // blocks.
+  bool is_system_prompt_list(const Message& m, const std::vector<const Block*>& blocks) const {
+    return m.container && m.container->system_slot && m.slot == 0 && !same_format(m) &&
+           m.role == Role::system && blocks.size() > 1 &&
+           std::all_of(blocks.begin(), blocks.end(),
+                       [](const Block* b) { return b->type == BlockType::text; });
   }
 
   static bool only_thinking(const std::vector<const Block*>& blocks) {

@@ -300,6 +300,10 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
       budget_of_effort(effort_of_budget(*thinking.budget)) != *thinking.budget) {
     drop("thinking budgets");  // an effort says one of three budgets
   }
+  if (thinking.state == ThinkingSetting::State::dynamic) {
+    drop("thinking budgets");  // no effort says "as the model sees fit"
+  }
+  drop_include_thoughts(thinking, drop);
   if (thinking.state == ThinkingSetting::State::on) {
     w.Key("reasoning_effort");
     write_string(w, !thinking.effort.empty() ? thinking.effort
