@@ -195,7 +195,7 @@ def media_kind(mime):
 GENERIC = re.compile(r"\s+(blocks?|records?|parts?|fields?|members?|items?|messages?|"
                      r"of request bodies|of response bodies|of response messages|of messages|of records|of items|"
                      r"of chat sessions|of tool calls|of contents|of system instructions|"
-                     r"of tools|of usage|of reasoning settings|tools|of [a-z_]+ blocks|in tool results|in [a-z]+ messages)$")
+                     r"of tools|of usage|of error bodies|of reasoning settings|tools|of [a-z_]+ blocks|in tool results|in [a-z]+ messages)$")
 
 
 def snake(name):

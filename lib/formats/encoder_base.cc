@@ -11,6 +11,7 @@
 #include "formats/format.h"
 
 #include "formats/api_body.h"
+#include "formats/api_error.h"
 #include "formats/fields.h"
 #include "formats/json_out.h"
 #include "formats/responses_items.h"
@@ -295,8 +296,8 @@ std::string_view EncoderBase::opaque_item_type(const Message& message) const {
 
 void EncoderBase::drop_unheld(const Message& message, bool in_body) {
   if (message.origin == m_format || message.origin == Format::none ||
-      message.kind == Kind::invalid) {
-    return;
+      message.kind == Kind::invalid || is_error_body(message)) {
+    return;  // an error body's members are counted where it is written (api_error.h)
   }
   const FormatInfo& target = format_info(m_format);
   std::string_view kind = message.container ? container_noun(*message.container) : "";
