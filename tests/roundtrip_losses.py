@@ -161,6 +161,9 @@ COVERS = {
                                              "max_output_tokens"},
     # An effort (OpenAI) says one of three budgets (api_body.h): another comes back as it.
     "thinking budgets": {"budget_tokens", "thinking_budget"},
+    # Anthropic's adaptive thinking, Gemini's dynamic budget: written as an effort (medium)
+    # that comes back as a budget of its own (thinking.type enabled, budget_tokens).
+    "dynamic thinking": {"thinking", "budget_tokens", "thinking_budget"},
     # Gemini's VALIDATED function calling mode is read as AUTO.
     "validated function calling of request bodies": {"mode"},
     # A total the Messages API has no place for, that the others' sum does not give back.

@@ -134,7 +134,7 @@ void read(const JsonValue& root, ApiBody& body) {
 
 // --- Writing ---
 
-void write_usage(JsonWriter& w, const Usage& usage, const BodyDrop& drop) {
+void write_usage(JsonWriter& w, const Usage& usage) {
   std::int64_t prompt = usage.input.value_or(0) + usage.cache_read.value_or(0) +
                         usage.cache_write.value_or(0);
   std::int64_t completion = usage.output.value_or(0);
@@ -146,11 +146,19 @@ void write_usage(JsonWriter& w, const Usage& usage, const BodyDrop& drop) {
   w.Int64(completion);
   w.Key("total_tokens");
   w.Int64(usage.total.value_or(prompt + completion));
-  if (usage.cache_read) {
+  if (usage.cache_read || usage.cache_write) {
+    // Cache writes as OpenRouter reports them (cache_write_tokens), so prompt_tokens,
+    // which counts them, gives back the uncached input.
     w.Key("prompt_tokens_details");
     w.StartObject();
-    w.Key("cached_tokens");
-    w.Int64(*usage.cache_read);
+    if (usage.cache_read) {
+      w.Key("cached_tokens");
+      w.Int64(*usage.cache_read);
+    }
+    if (usage.cache_write) {
+      w.Key("cache_write_tokens");
+      w.Int64(*usage.cache_write);
+    }
     w.EndObject();
   }
   if (usage.reasoning) {
@@ -161,9 +169,6 @@ void write_usage(JsonWriter& w, const Usage& usage, const BodyDrop& drop) {
     w.EndObject();
   }
   w.EndObject();
-  if (usage.cache_write) {
-    drop("cache write token counts");
-  }
 }
 
 void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, const BodyDrop& drop,
@@ -210,7 +215,7 @@ void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, con
   }
   w.EndArray();
   if (!body.usage.empty()) {
-    write_usage(w, body.usage, drop);
+    write_usage(w, body.usage);
   }
   w.EndObject();
 }
@@ -301,7 +306,7 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
     drop("thinking budgets");  // an effort says one of three budgets
   }
   if (thinking.state == ThinkingSetting::State::dynamic) {
-    drop("thinking budgets");  // no effort says "as the model sees fit"
+    drop("dynamic thinking");  // no effort says "as the model sees fit": medium comes back
   }
   drop_include_thoughts(thinking, drop);
   if (thinking.state == ThinkingSetting::State::on) {
