@@ -573,7 +573,13 @@ void EncoderBase::write_translated_body(const JsonValue& root, Format from, bool
       if (stop == StopReason::none) {
         stop = body.stop_reason;
       }
-      if ((stop == StopReason::end_turn || stop == StopReason::none) && message.has_tool_uses()) {
+      // Anthropic's end_turn (Chat's stop) after tool calls is its own word, as the API
+      // has another for a reply that calls a tool (the calls were made by Anthropic's
+      // code execution): kept.
+      bool said_end_turn = stop == StopReason::end_turn && (uses_anthropic_blocks(message.origin) ||
+                                                            message.origin == Format::openai);
+      if ((stop == StopReason::end_turn || stop == StopReason::none) && !said_end_turn &&
+          message.has_tool_uses()) {
         stop = StopReason::tool_use;  // Gemini's STOP, Responses' "completed" after a call
       }
       turn.stop = stop;
