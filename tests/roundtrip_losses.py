@@ -136,7 +136,8 @@ COVERS = {
                           "usage_metadata", "tokens"},
     "thought timestamps": {"timestamp"},
     # Bodies translated whole (lib/formats/api_body.h).
-    "cache write token counts": {"cache_creation_input_tokens", "cache_creation"},
+    "cache write token counts": {"cache_creation_input_tokens", "cache_creation",
+                                 "cache_write_tokens"},  # OpenRouter's, in Chat usage
     "reasoning token counts": {"reasoning_tokens", "thoughts_token_count", "candidates_token_count",
                                "completion_tokens_details", "output_tokens_details"},
     # A Responses reasoning item is a thinking block (as "thinking blocks" says), and so
@@ -159,6 +160,8 @@ COVERS = {
     # comes back under the source API's name for its limit.
     "request bodies without a token limit": {"max_tokens", "max_completion_tokens",
                                              "max_output_tokens"},
+    # OpenAI Chat's deprecated max_tokens comes back as max_completion_tokens.
+    "max_tokens of request bodies": {"max_tokens", "max_completion_tokens"},
     # An effort (OpenAI) says one of three budgets (api_body.h): another comes back as it.
     "thinking budgets": {"budget_tokens", "thinking_budget"},
     # Anthropic's adaptive thinking, Gemini's dynamic budget: written as an effort (medium)
@@ -459,8 +462,14 @@ def untimed(value):
 
 def missing_name(path, value):
     """`path`.KIND for an element present on one side only; a record whose content is
-    media alone is named by their kinds too (`<record>.user.audio`): it went with them."""
+    media alone is named by their kinds too (`<record>.user.audio`): it went with them;
+    a Codex rollout line by its payload's type too."""
     name = join(path, kind(value))
+    payload = value.get("payload") if isinstance(value, dict) else None
+    if path == "<record>" and isinstance(payload, dict) and isinstance(payload.get("type"), str):
+        # A Codex rollout line is of its payload's kind (every item line is a
+        # `response_item`): `<record>.response_item.reasoning`.
+        return f"{name}.{payload['type']}"
     if path == "<record>" and isinstance(value, dict):
         inner = value.get("message") if isinstance(value.get("message"), dict) else value
         for key in ("content", "parts"):

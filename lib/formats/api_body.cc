@@ -211,8 +211,9 @@ void read_openai_usage(const JsonValue& usage, std::string_view input_key,
         std::string_view name = view_of(detail.name);
         if (name == "cached_tokens" && detail.value.IsInt64()) {
           body.usage.cache_read = detail.value.GetInt64();
-        } else if (name == "cache_write_tokens" && detail.value.IsInt64()) {
-          body.usage.cache_write = detail.value.GetInt64();  // OpenRouter's
+        } else if (name == "cache_write_tokens" && detail.value.IsInt64() &&
+                   input_key == "prompt_tokens") {
+          body.usage.cache_write = detail.value.GetInt64();  // OpenRouter's, in Chat
         } else if (name == "reasoning_tokens" && detail.value.IsInt64()) {
           body.usage.reasoning = detail.value.GetInt64();
         } else if (!says_nothing(detail.value)) {

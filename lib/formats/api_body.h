@@ -139,8 +139,8 @@ void write_openai_tool_choice(const ApiBody& body, const BodyDrop& drop, bool ch
 
 // Reads an OpenAI-style usage object (Chat's prompt_tokens/completion_tokens or the
 // Responses API's input_tokens/output_tokens, named by `input_key`/`output_key`, each
-// with its `*_details`), whose input counts the cached tokens (and the cache writes,
-// OpenRouter's cache_write_tokens), into Anthropic's sense.
+// with its `*_details`), whose input counts the cached tokens (and in Chat the cache
+// writes, OpenRouter's cache_write_tokens), into Anthropic's sense.
 // Members it has no place for are `unmapped` as "NAME of usage".
 void read_openai_usage(const JsonValue& usage, std::string_view input_key,
                        std::string_view output_key, ApiBody& body);

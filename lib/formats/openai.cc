@@ -170,6 +170,18 @@ void openai_unmodelled(const Message& message,
         member.value.IsString() && std::find(std::begin(k_reasoning_members),
                                              std::end(k_reasoning_members),
                                              key) != std::end(k_reasoning_members);
+    if (key == "content" && member.value.IsArray()) {
+      for (const JsonValue& part : member.value.GetArray()) {
+        // An image's detail has no place in a block: "auto", the API's default, is
+        // what comes back.
+        const JsonValue* image = part.IsObject() ? find_member(part, "image_url") : nullptr;
+        auto detail = image != nullptr && image->IsObject() ? string_member(*image, "detail")
+                                                            : std::nullopt;
+        if (detail && *detail != "auto") {
+          unheld("detail of image blocks");
+        }
+      }
+    }
     if (key == "role" || key == "name" || key == "id" || key == "content" ||
         key == "tool_call_id" || reasoning_text || !carries(member.value)) {
       continue;

@@ -37,6 +37,9 @@ void read_tools(const JsonValue& tools, ApiBody& body) {
         strict != nullptr && strict->IsBool()) {
       spec.strict = strict->GetBool();
     }
+    if (const JsonValue* cache = find_member(tool, "cache_control"); cache != nullptr) {
+      spec.cache_control = to_json(*cache);  // OpenRouter's, beside `function`
+    }
     body.tools.push_back(std::move(spec));
   }
 }
@@ -87,6 +90,10 @@ void read(const JsonValue& root, ApiBody& body) {
       read_openai_usage(value, "prompt_tokens", "completion_tokens", body);
     } else if ((key == "max_completion_tokens" || key == "max_tokens") && value.IsInt64()) {
       body.max_tokens = value.GetInt64();
+      if (key == "max_tokens") {
+        // The deprecated spelling, which comes back as max_completion_tokens.
+        body.unmapped.emplace_back("max_tokens of request bodies");
+      }
     } else if (key == "temperature" && value.IsNumber()) {
       body.temperature = &value;
     } else if (key == "top_p" && value.IsNumber()) {
@@ -247,12 +254,13 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
       w.Bool(true);
     }
     w.EndObject();
+    if (!tool.cache_control.empty()) {
+      w.Key("cache_control");  // as OpenRouter takes it, beside `function`
+      write_raw(w, tool.cache_control);
+    }
     w.EndObject();
     if (tool.defer_loading) {
       drop("defer_loading of tools");  // Chat has no tool search
-    }
-    if (!tool.cache_control.empty()) {
-      drop("cache_control markers");
     }
   }
   w.EndArray();
