@@ -114,7 +114,7 @@ COVERS = {
     "tool results without calls": {"tool_result", "tool_use_id", "user"},
     # OpenAI-compatible providers' thinking is the message's `reasoning` member; a
     # Gemini CLI chat's, a `gemini` record's `thoughts`.
-    "thinking blocks": {"thinking", "reasoning", "reasoning_content", "thoughts"},
+    "thinking blocks": {"thinking", "reasoning", "reasoning_content", "thoughts", "thought"},
     # Gemini spells an error result {"error": TEXT}, a result {"output": TEXT}; a Gemini
     # CLI tool call says it again in its "status" ("error", "success").
     "tool error flags": {"is_error", "error", "output", "status"},
@@ -136,11 +136,13 @@ COVERS = {
                           "usage_metadata", "tokens"},
     "thought timestamps": {"timestamp"},
     # Bodies translated whole (lib/formats/api_body.h).
-    "cache write token counts": {"cache_creation_input_tokens", "cache_creation"},
+    "cache write token counts": {"cache_creation_input_tokens", "cache_creation",
+                                 "cache_write_tokens"},  # OpenRouter's, in Chat usage
     "reasoning token counts": {"reasoning_tokens", "thoughts_token_count", "candidates_token_count",
                                "completion_tokens_details", "output_tokens_details"},
-    # A Responses reasoning item is a thinking block (as "thinking blocks" says).
-    "thinking blocks without signatures": {"thinking", "thought", "reasoning"},
+    # A Responses reasoning item is a thinking block (as "thinking blocks" says), and so
+    # is an OpenAI-compatible provider's reasoning_content.
+    "thinking blocks without signatures": {"thinking", "thought", "reasoning", "reasoning_content"},
     # A Responses reasoning item's reasoning_text parts (its `content`) are elsewhere
     # thinking, which comes back as its `summary`: the record (kind reasoning) changed.
     "reasoning_text parts": {"reasoning"},
@@ -158,8 +160,13 @@ COVERS = {
     # comes back under the source API's name for its limit.
     "request bodies without a token limit": {"max_tokens", "max_completion_tokens",
                                              "max_output_tokens"},
+    # OpenAI Chat's deprecated max_tokens comes back as max_completion_tokens.
+    "max_tokens of request bodies": {"max_tokens", "max_completion_tokens"},
     # An effort (OpenAI) says one of three budgets (api_body.h): another comes back as it.
     "thinking budgets": {"budget_tokens", "thinking_budget"},
+    # Anthropic's adaptive thinking, Gemini's dynamic budget: written as an effort (medium)
+    # that comes back as a budget of its own (thinking.type enabled, budget_tokens).
+    "dynamic thinking": {"thinking", "budget_tokens", "thinking_budget"},
     # Gemini's VALIDATED function calling mode is read as AUTO.
     "validated function calling of request bodies": {"mode"},
     # A total the Messages API has no place for, that the others' sum does not give back.
@@ -194,7 +201,7 @@ def media_kind(mime):
 GENERIC = re.compile(r"\s+(blocks?|records?|parts?|fields?|members?|items?|messages?|"
                      r"of request bodies|of response bodies|of response messages|of messages|of records|of items|"
                      r"of chat sessions|of tool calls|of contents|of system instructions|"
-                     r"of tools|of usage|of reasoning settings|tools|of [a-z_]+ blocks|in tool results|in [a-z]+ messages)$")
+                     r"of tools|of usage|of error bodies|of reasoning settings|tools|of [a-z_]+ blocks|in tool results|in [a-z]+ messages)$")
 
 
 def snake(name):
@@ -434,6 +441,8 @@ def kind(value):
             return "system"  # a Gemini system instruction on a line of its own
         if value.get("object") == "response":
             return "response"  # a Responses body with no output items, not a `text` part
+        if value.get("thought") is True and "text" in value:
+            return "thought"  # a Gemini thought part: a thinking block, not a text part
         for key in GEMINI_PART_KEYS:
             if key in value:
                 data = value[key]
@@ -459,8 +468,14 @@ def untimed(value):
 
 def missing_name(path, value):
     """`path`.KIND for an element present on one side only; a record whose content is
-    media alone is named by their kinds too (`<record>.user.audio`): it went with them."""
+    media alone is named by their kinds too (`<record>.user.audio`): it went with them;
+    a Codex rollout line by its payload's type too."""
     name = join(path, kind(value))
+    payload = value.get("payload") if isinstance(value, dict) else None
+    if path == "<record>" and isinstance(payload, dict) and isinstance(payload.get("type"), str):
+        # A Codex rollout line is of its payload's kind (every item line is a
+        # `response_item`): `<record>.response_item.reasoning`.
+        return f"{name}.{payload['type']}"
     if path == "<record>" and isinstance(value, dict):
         inner = value.get("message") if isinstance(value.get("message"), dict) else value
         for key in ("content", "parts"):

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "formats/anthropic_blocks.h"
+#include "formats/api_error.h"
 #include "formats/fields.h"
 #include "formats/json_out.h"
 #include "formats/mapping.h"
@@ -169,6 +170,9 @@ class AnthropicEncoder final : public EncoderBase {
     if (message.kind != Kind::turn) {
       if (same_format(message)) {
         values.push_back(to_json(*message.json));
+      } else if (auto error = error_body_of(message, ErrorShape::anthropic,
+                                            [&](std::string_view what) { drop(what, message); })) {
+        values.push_back(std::move(*error));  // another API's error body, as this one's
       } else {
         drop(record_noun(message), message);
       }

@@ -310,6 +310,10 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
       w.Key("defer_loading");
       w.Bool(*tool.defer_loading);
     }
+    if (!tool.cache_control.empty()) {
+      w.Key("cache_control");
+      write_raw(w, tool.cache_control);
+    }
     w.EndObject();
   }
   w.EndArray();
@@ -346,6 +350,47 @@ void write_message(JsonWriter& w, const std::string& value, const BodyDrop& drop
   }
   doc.Accept(w);
 }
+
+// The results of one turn's parallel tool calls (OpenAI's and Gemini's tool
+// messages, one each) gathered into the one user message the API takes them in.
+class ToolResults {
+ public:
+  // Adds the blocks of `value`, a user message of tool_result blocks; false when it
+  // is not one.
+  bool add(const std::string& value) {
+    JsonDoc doc;
+    const JsonValue* content = nullptr;
+    if (!parse_object(value, doc) || (content = find_member(doc, "content")) == nullptr ||
+        !content->IsArray() || doc.MemberCount() != 2) {
+      return false;
+    }
+    for (const JsonValue& block : content->GetArray()) {
+      m_blocks.push_back(to_json(block));
+    }
+    return true;
+  }
+
+  // Writes the message the blocks added since the last flush make, if any.
+  void flush(JsonWriter& w) {
+    if (m_blocks.empty()) {
+      return;
+    }
+    w.StartObject();
+    w.Key("role");
+    w.String("user");
+    w.Key("content");
+    w.StartArray();
+    for (const std::string& block : m_blocks) {
+      write_raw(w, block);
+    }
+    w.EndArray();
+    w.EndObject();
+    m_blocks.clear();
+  }
+
+ private:
+  std::vector<std::string> m_blocks;
+};
 
 void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, const BodyDrop& drop,
                    JsonWriter& w) {
@@ -386,6 +431,7 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
   }
   w.Key("messages");
   w.StartArray();
+  ToolResults results;
   for (std::size_t i = 0; i < turns.size(); ++i) {
     const BodyTurn& turn = turns[i];
     Role role = turn.message->role;
@@ -393,9 +439,13 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
       continue;
     }
     for (const std::string& value : turn.values) {
-      write_message(w, value, drop);
+      if (role != Role::tool || !results.add(value)) {
+        results.flush(w);
+        write_message(w, value, drop);
+      }
     }
   }
+  results.flush(w);
   w.EndArray();
   // The Messages API has no sampling parameters any more (@anthropic-ai/sdk 1.12.0's
   // MessageCreateParams has none): counted.
@@ -467,6 +517,7 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
     w.Key("thinking");
     write_raw(w, R"({"type":"adaptive"})");
   }
+  drop_include_thoughts(thinking, drop);
   if (!body.modalities.empty()) {
     drop("modalities of request bodies");  // no such setting: a reply is text (and tool calls)
   }

@@ -120,6 +120,19 @@ bool says_nothing(const JsonValue& value) {
          (value.IsArray() && value.Empty()) || (value.IsObject() && value.MemberCount() == 0);
 }
 
+void drop_include_thoughts(const ThinkingSetting& thinking, const BodyDrop& drop) {
+  if (!thinking.include_thoughts) {
+    return;
+  }
+  if (thinking.state == ThinkingSetting::State::unset) {
+    drop("thinkingConfig of request bodies");
+  } else if (thinking.include_thoughts_snake) {
+    drop("include_thoughts of request bodies");  // comes back as includeThoughts
+  } else if (!*thinking.include_thoughts) {
+    drop("includeThoughts of request bodies");
+  }
+}
+
 void write_string_list(JsonWriter& w, std::string_view key, const std::vector<std::string>& strings) {
   w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
   w.StartArray();
@@ -198,6 +211,9 @@ void read_openai_usage(const JsonValue& usage, std::string_view input_key,
         std::string_view name = view_of(detail.name);
         if (name == "cached_tokens" && detail.value.IsInt64()) {
           body.usage.cache_read = detail.value.GetInt64();
+        } else if (name == "cache_write_tokens" && detail.value.IsInt64() &&
+                   input_key == "prompt_tokens") {
+          body.usage.cache_write = detail.value.GetInt64();  // OpenRouter's, in Chat
         } else if (name == "reasoning_tokens" && detail.value.IsInt64()) {
           body.usage.reasoning = detail.value.GetInt64();
         } else if (!says_nothing(detail.value)) {
@@ -209,7 +225,7 @@ void read_openai_usage(const JsonValue& usage, std::string_view input_key,
     }
   }
   if (input) {
-    body.usage.input = *input - body.usage.cache_read.value_or(0);
+    body.usage.input = *input - body.usage.cache_read.value_or(0) - body.usage.cache_write.value_or(0);
   }
 }
 

@@ -57,6 +57,11 @@ struct ThinkingSetting {
   State state = State::unset;
   std::optional<std::int64_t> budget;  // tokens
   std::string effort;                  // "minimal", "low", "medium", "high", ...
+  // Gemini's includeThoughts, when the body said it: whether the reply gives thought
+  // summaries. Chat and the Messages API have no such switch (thinking that is on
+  // comes back), and `include_thoughts_snake` says it was spelled as Vertex AI does.
+  std::optional<bool> include_thoughts;
+  bool include_thoughts_snake = false;
 };
 
 // What a body says besides its messages, in no API's shape.
@@ -134,7 +139,8 @@ void write_openai_tool_choice(const ApiBody& body, const BodyDrop& drop, bool ch
 
 // Reads an OpenAI-style usage object (Chat's prompt_tokens/completion_tokens or the
 // Responses API's input_tokens/output_tokens, named by `input_key`/`output_key`, each
-// with its `*_details`), whose input counts the cached tokens, into Anthropic's sense.
+// with its `*_details`), whose input counts the cached tokens (and in Chat the cache
+// writes, OpenRouter's cache_write_tokens), into Anthropic's sense.
 // Members it has no place for are `unmapped` as "NAME of usage".
 void read_openai_usage(const JsonValue& usage, std::string_view input_key,
                        std::string_view output_key, ApiBody& body);
@@ -172,6 +178,11 @@ bool says_nothing(const JsonValue& value);
 
 // Reads `description` of `tool` into `out`; false when it has none.
 bool read_description(const JsonValue& tool, std::string& out);
+
+// Counts what of Gemini's includeThoughts an API without the switch loses: its
+// `false` (thinking that is on comes back as shown), its Vertex spelling, and the
+// whole thinkingConfig when it said nothing else.
+void drop_include_thoughts(const ThinkingSetting& thinking, const BodyDrop& drop);
 
 // Writes `key` and `strings` as an array of strings (a request's stop sequences).
 void write_string_list(JsonWriter& w, std::string_view key, const std::vector<std::string>& strings);

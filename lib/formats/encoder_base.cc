@@ -11,6 +11,7 @@
 #include "formats/format.h"
 
 #include "formats/api_body.h"
+#include "formats/api_error.h"
 #include "formats/fields.h"
 #include "formats/json_out.h"
 #include "formats/responses_items.h"
@@ -295,8 +296,8 @@ std::string_view EncoderBase::opaque_item_type(const Message& message) const {
 
 void EncoderBase::drop_unheld(const Message& message, bool in_body) {
   if (message.origin == m_format || message.origin == Format::none ||
-      message.kind == Kind::invalid) {
-    return;
+      message.kind == Kind::invalid || is_error_body(message)) {
+    return;  // an error body's members are counted where it is written (api_error.h)
   }
   const FormatInfo& target = format_info(m_format);
   std::string_view kind = message.container ? container_noun(*message.container) : "";
@@ -572,7 +573,13 @@ void EncoderBase::write_translated_body(const JsonValue& root, Format from, bool
       if (stop == StopReason::none) {
         stop = body.stop_reason;
       }
-      if ((stop == StopReason::end_turn || stop == StopReason::none) && message.has_tool_uses()) {
+      // Anthropic's end_turn (Chat's stop) after tool calls is its own word, as the API
+      // has another for a reply that calls a tool (the calls were made by Anthropic's
+      // code execution): kept.
+      bool said_end_turn = stop == StopReason::end_turn && (uses_anthropic_blocks(message.origin) ||
+                                                            message.origin == Format::openai);
+      if ((stop == StopReason::end_turn || stop == StopReason::none) && !said_end_turn &&
+          message.has_tool_uses()) {
         stop = StopReason::tool_use;  // Gemini's STOP, Responses' "completed" after a call
       }
       turn.stop = stop;

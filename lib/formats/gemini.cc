@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "formats/api_error.h"
 #include "formats/fields.h"
 #include "formats/gemini_parts.h"
 #include "formats/json_out.h"
@@ -226,6 +227,9 @@ class GeminiEncoder final : public EncoderBase {
     if (message.kind != Kind::turn || message.role == Role::none) {
       if (same_format(message)) {
         values.push_back(to_json(*message.json));
+      } else if (auto error = error_body_of(message, ErrorShape::gemini,
+                                            [&](std::string_view what) { drop(what, message); })) {
+        values.push_back(std::move(*error));  // another API's error body, as this one's
       } else {
         drop(record_noun(message), message);
       }

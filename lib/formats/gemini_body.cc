@@ -133,9 +133,14 @@ void read_generation_config(const JsonValue& config, ApiBody& body) {
       } else if (level != nullptr && level->IsString()) {
         body.thinking.state = ThinkingSetting::State::on;
         body.thinking.effort = ascii_lower(view_of(*level));
-      } else if (const JsonValue* include = either_member(value, "includeThoughts", "include_thoughts");
-                 include != nullptr && include->IsBool() && include->GetBool()) {
-        body.thinking.state = ThinkingSetting::State::dynamic;  // thinks as it sees fit
+      }
+      const JsonValue* include = either_member(value, "includeThoughts", "include_thoughts");
+      if (include != nullptr && include->IsBool()) {
+        body.thinking.include_thoughts = include->GetBool();
+        body.thinking.include_thoughts_snake = find_member(value, "includeThoughts") == nullptr;
+        if (include->GetBool() && body.thinking.state == ThinkingSetting::State::unset) {
+          body.thinking.state = ThinkingSetting::State::dynamic;  // thinks as it sees fit
+        }
       }
     } else if (!says_nothing(value)) {
       body.unmapped_member(key);
@@ -189,6 +194,13 @@ void read(const JsonValue& root, ApiBody& body) {
           std::string_view k = view_of(m.name);
           if (k == "index") {
             body.indexed = true;
+          } else if ((k == "finishReason" || k == "finish_reason") && m.value.IsString()) {
+            // UNEXPECTED_TOOL_CALL, RECITATION, ...: read as the stop reason they are
+            // a case of, which the other APIs give back as its own word.
+            std::string_view reason = view_of(m.value);
+            if (stop_reason_spelled(Format::gemini, stop_reason_named(reason)).name != reason) {
+              body.unmapped.emplace_back("stop reasons");
+            }
           } else if (k != "content" && k != "finishReason" && k != "finish_reason" &&
                      !says_nothing(m.value)) {
             body.unmapped_member(k);
@@ -436,9 +448,14 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
                           : thinking.budget.value_or(budget_of_effort(thinking.effort));
     c.Key("thinkingConfig");
     c.StartObject();
-    c.Key("thinkingBudget");
-    c.Int64(budget);
-    if (budget != 0) {
+    // Dynamic thinking is the models' default: includeThoughts alone says it, as it
+    // reads (thinkingBudget -1 says it too).
+    bool include = thinking.include_thoughts.value_or(budget != 0);
+    if (budget != -1 || !include) {
+      c.Key("thinkingBudget");
+      c.Int64(budget);
+    }
+    if (include) {
       c.Key("includeThoughts");
       c.Bool(true);
     }

@@ -13,6 +13,7 @@
 
 #include <map>
 
+#include "formats/api_error.h"
 #include "formats/gemini_parts.h"
 #include "formats/gemini_stream.h"
 #include "json.h"
@@ -20,29 +21,6 @@
 namespace convo {
 
 namespace {
-
-// The HTTP status and its name that an error type stands for.
-std::pair<int, std::string_view> error_status(std::string_view type) {
-  if (type == "invalid_request_error" || type == "INVALID_ARGUMENT") {
-    return {400, "INVALID_ARGUMENT"};
-  }
-  if (type == "authentication_error" || type == "UNAUTHENTICATED") {
-    return {401, "UNAUTHENTICATED"};
-  }
-  if (type == "permission_error" || type == "PERMISSION_DENIED") {
-    return {403, "PERMISSION_DENIED"};
-  }
-  if (type == "not_found_error" || type == "NOT_FOUND") {
-    return {404, "NOT_FOUND"};
-  }
-  if (type == "rate_limit_error" || type == "RESOURCE_EXHAUSTED") {
-    return {429, "RESOURCE_EXHAUSTED"};
-  }
-  if (type == "overloaded_error" || type == "UNAVAILABLE") {
-    return {503, "UNAVAILABLE"};
-  }
-  return {500, "INTERNAL"};
-}
 
 class GeminiWriter final : public StreamWriter {
  public:
@@ -87,7 +65,7 @@ class GeminiWriter final : public StreamWriter {
       case StreamPart::Kind::end:
         return;  // the last chunk was the end
       case StreamPart::Kind::error: {
-        auto [code, status] = error_status(part.error_type);
+        auto [code, status] = gemini_error_status(part.error_type);
         out += fmt::format(R"(data: {{"error":{{"code":{},"message":{},"status":"{}"}}}})", code,
                            json_quote(part.text), status);
         out += "\n\n";

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "formats/api_error.h"
 #include "formats/fields.h"
 #include "formats/json_out.h"
 #include "formats/mapping.h"
@@ -169,6 +170,18 @@ void openai_unmodelled(const Message& message,
         member.value.IsString() && std::find(std::begin(k_reasoning_members),
                                              std::end(k_reasoning_members),
                                              key) != std::end(k_reasoning_members);
+    if (key == "content" && member.value.IsArray()) {
+      for (const JsonValue& part : member.value.GetArray()) {
+        // An image's detail has no place in a block: "auto", the API's default, is
+        // what comes back.
+        const JsonValue* image = part.IsObject() ? find_member(part, "image_url") : nullptr;
+        auto detail = image != nullptr && image->IsObject() ? string_member(*image, "detail")
+                                                            : std::nullopt;
+        if (detail && *detail != "auto") {
+          unheld("detail of image blocks");
+        }
+      }
+    }
     if (key == "role" || key == "name" || key == "id" || key == "content" ||
         key == "tool_call_id" || reasoning_text || !carries(member.value)) {
       continue;
@@ -397,6 +410,9 @@ class OpenAIEncoder final : public EncoderBase {
     if (message.kind != Kind::turn) {
       if (same_format(message)) {
         values.push_back(to_json(*message.json));
+      } else if (auto error = error_body_of(message, ErrorShape::openai,
+                                            [&](std::string_view what) { drop(what, message); })) {
+        values.push_back(std::move(*error));  // another API's error body, as this one's
       } else {
         drop(record_noun(message), message);
       }
@@ -411,6 +427,16 @@ class OpenAIEncoder final : public EncoderBase {
     auto rest = split_off_results(
         message, [&](const Block& result) { values.push_back(tool_message(message, result)); });
     if (!rest) {
+      return;
+    }
+    if (is_system_prompt_list(message, *rest)) {
+      // Anthropic's `system` (Gemini's systemInstruction) as a list of text blocks is
+      // how those APIs take several system messages: one message each, kept apart.
+      for (const Block* block : *rest) {
+        if (auto plain = plain_message(message, {block})) {
+          values.push_back(std::move(*plain));
+        }
+      }
       return;
     }
     if (auto plain = plain_message(message, *rest)) {
@@ -474,6 +500,15 @@ class OpenAIEncoder final : public EncoderBase {
     ObjectWriter part(w, same ? block.json : nullptr);
     part.set_string("type", "text").set_string("text", block.text);
     part.write();
+  }
+
+  // A body's system prompt of another API (its system slot) made of several text
+  // blocks.
+  bool is_system_prompt_list(const Message& m, const std::vector<const Block*>& blocks) const {
+    return m.container && m.container->system_slot && m.slot == 0 && !same_format(m) &&
+           m.role == Role::system && blocks.size() > 1 &&
+           std::all_of(blocks.begin(), blocks.end(),
+                       [](const Block* b) { return b->type == BlockType::text; });
   }
 
   static bool only_thinking(const std::vector<const Block*>& blocks) {

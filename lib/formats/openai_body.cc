@@ -37,6 +37,9 @@ void read_tools(const JsonValue& tools, ApiBody& body) {
         strict != nullptr && strict->IsBool()) {
       spec.strict = strict->GetBool();
     }
+    if (const JsonValue* cache = find_member(tool, "cache_control"); cache != nullptr) {
+      spec.cache_control = to_json(*cache);  // OpenRouter's, beside `function`
+    }
     body.tools.push_back(std::move(spec));
   }
 }
@@ -87,6 +90,10 @@ void read(const JsonValue& root, ApiBody& body) {
       read_openai_usage(value, "prompt_tokens", "completion_tokens", body);
     } else if ((key == "max_completion_tokens" || key == "max_tokens") && value.IsInt64()) {
       body.max_tokens = value.GetInt64();
+      if (key == "max_tokens") {
+        // The deprecated spelling, which comes back as max_completion_tokens.
+        body.unmapped.emplace_back("max_tokens of request bodies");
+      }
     } else if (key == "temperature" && value.IsNumber()) {
       body.temperature = &value;
     } else if (key == "top_p" && value.IsNumber()) {
@@ -134,7 +141,7 @@ void read(const JsonValue& root, ApiBody& body) {
 
 // --- Writing ---
 
-void write_usage(JsonWriter& w, const Usage& usage, const BodyDrop& drop) {
+void write_usage(JsonWriter& w, const Usage& usage) {
   std::int64_t prompt = usage.input.value_or(0) + usage.cache_read.value_or(0) +
                         usage.cache_write.value_or(0);
   std::int64_t completion = usage.output.value_or(0);
@@ -146,11 +153,19 @@ void write_usage(JsonWriter& w, const Usage& usage, const BodyDrop& drop) {
   w.Int64(completion);
   w.Key("total_tokens");
   w.Int64(usage.total.value_or(prompt + completion));
-  if (usage.cache_read) {
+  if (usage.cache_read || usage.cache_write) {
+    // Cache writes as OpenRouter reports them (cache_write_tokens), so prompt_tokens,
+    // which counts them, gives back the uncached input.
     w.Key("prompt_tokens_details");
     w.StartObject();
-    w.Key("cached_tokens");
-    w.Int64(*usage.cache_read);
+    if (usage.cache_read) {
+      w.Key("cached_tokens");
+      w.Int64(*usage.cache_read);
+    }
+    if (usage.cache_write) {
+      w.Key("cache_write_tokens");
+      w.Int64(*usage.cache_write);
+    }
     w.EndObject();
   }
   if (usage.reasoning) {
@@ -161,9 +176,6 @@ void write_usage(JsonWriter& w, const Usage& usage, const BodyDrop& drop) {
     w.EndObject();
   }
   w.EndObject();
-  if (usage.cache_write) {
-    drop("cache write token counts");
-  }
 }
 
 void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, const BodyDrop& drop,
@@ -210,7 +222,7 @@ void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, con
   }
   w.EndArray();
   if (!body.usage.empty()) {
-    write_usage(w, body.usage, drop);
+    write_usage(w, body.usage);
   }
   w.EndObject();
 }
@@ -242,12 +254,13 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
       w.Bool(true);
     }
     w.EndObject();
+    if (!tool.cache_control.empty()) {
+      w.Key("cache_control");  // as OpenRouter takes it, beside `function`
+      write_raw(w, tool.cache_control);
+    }
     w.EndObject();
     if (tool.defer_loading) {
       drop("defer_loading of tools");  // Chat has no tool search
-    }
-    if (!tool.cache_control.empty()) {
-      drop("cache_control markers");
     }
   }
   w.EndArray();
@@ -300,6 +313,10 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
       budget_of_effort(effort_of_budget(*thinking.budget)) != *thinking.budget) {
     drop("thinking budgets");  // an effort says one of three budgets
   }
+  if (thinking.state == ThinkingSetting::State::dynamic) {
+    drop("dynamic thinking");  // no effort says "as the model sees fit": medium comes back
+  }
+  drop_include_thoughts(thinking, drop);
   if (thinking.state == ThinkingSetting::State::on) {
     w.Key("reasoning_effort");
     write_string(w, !thinking.effort.empty() ? thinking.effort

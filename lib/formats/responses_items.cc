@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "formats/api_body.h"
+#include "formats/api_error.h"
 #include "formats/fields.h"
 #include "formats/json_out.h"
 #include "formats/mapping.h"
@@ -370,6 +371,10 @@ class ItemWriter {
     if (m_m.kind != Kind::turn) {
       if (m_same && m_m.origin == m_target) {
         m_values.push_back(to_json(*m_m.json));
+      } else if (auto error = m_target == Format::openai_responses
+                                  ? error_body_of(m_m, ErrorShape::openai, m_drop)
+                                  : std::nullopt) {
+        m_values.push_back(std::move(*error));  // the Responses API's is OpenAI's shape
       } else {
         m_drop(record_noun(m_m));
       }
