@@ -351,36 +351,44 @@ class RewritingHandler {
 }  // namespace
 
 std::optional<bool> json_object_as_written(std::string_view text) {
-  // The parse needs a NUL after the text; the copy and the buffer are reused.
+  // Parsed in place in a padded copy, as json_text_type parses (the same answers as
+  // parse_json), the strings going from there to the writer; both buffers are kept
+  // for the thread (every tool call a conversion writes may come here), but not
+  // after a huge one.
   thread_local std::string copy;
   thread_local rapidjson::StringBuffer written;
-  copy.assign(text);
-  written.Clear();
   struct Shrink {
     ~Shrink() {
-      if (copy.capacity() > (std::size_t{1} << 20)) {
+      if (copy.capacity() > (std::size_t{1} << 22)) {
         std::string().swap(copy);
       }
-      if (written.stack_.GetCapacity() > (std::size_t{1} << 20)) {
+      if (written.stack_.GetCapacity() > (std::size_t{1} << 22)) {
         written.ShrinkToFit();
       }
     }
   } shrink;
+  reserve_parse_padding(copy, text.size());
+  copy.assign(text);
+  copy.append(k_parse_padding, '\0');
+  copy.resize(text.size());
+  written.Clear();
   JsonWriter writer(written);
   RewritingHandler handler(writer);
-  StrictStringStream stream(copy.c_str());
+  PaddedInsituStream stream(copy.data());
   JsonReader reader;
-  if (reader.Parse<k_parse_flags>(stream, handler).IsError() || !handler.object_root()) {
+  if (reader.Parse<k_parse_flags | rapidjson::kParseInsituFlag>(stream, handler).IsError() ||
+      !handler.object_root()) {
     return std::nullopt;
   }
-  const std::size_t consumed = stream.Tell();
-  if (consumed > text.size()) {
-    return std::nullopt;  // it ran into the terminating NUL
-  }
-  for (std::size_t i = consumed; i < text.size(); ++i) {
-    if (char c = text[i]; c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-      return std::nullopt;  // text after the value, or a NUL
+  // What follows the value must be whitespace up to the real end (not a NUL).
+  const char* end = copy.data() + copy.size();
+  for (const char* p = stream.src_; p < end; ++p) {
+    if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+      return std::nullopt;
     }
+  }
+  if (stream.src_ > end) {
+    return std::nullopt;
   }
   return std::string_view(written.GetString(), written.GetSize()) == text;
 }
