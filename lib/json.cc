@@ -306,6 +306,95 @@ std::optional<JsonParseError> parse_json(std::string_view text, JsonDoc& doc) {
 
 namespace {
 
+// Writes the SAX events of a parse with `writer`, stopping the parse as
+// DepthLimitedHandler does; remembers whether the root is an object.
+class RewritingHandler {
+ public:
+  explicit RewritingHandler(JsonWriter& writer) : m_w(writer) {}
+
+  bool Null() { return m_w.Null(); }
+  bool Bool(bool b) { return m_w.Bool(b); }
+  bool Int(int i) { return m_w.Int(i); }
+  bool Uint(unsigned i) { return m_w.Uint(i); }
+  bool Int64(int64_t i) { return m_w.Int64(i); }
+  bool Uint64(uint64_t i) { return m_w.Uint64(i); }
+  bool Double(double d) { return m_w.Double(d); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool /*copy*/) {
+    return m_w.RawNumber(s, n);
+  }
+  bool String(const char* s, rapidjson::SizeType n, bool /*copy*/) { return m_w.String(s, n); }
+  bool Key(const char* s, rapidjson::SizeType n, bool /*copy*/) { return m_w.Key(s, n); }
+  bool StartObject() {
+    m_object_root = m_object_root || m_depth == 0;
+    return enter() && m_w.StartObject();
+  }
+  bool EndObject(rapidjson::SizeType n) {
+    --m_depth;
+    return m_w.EndObject(n);
+  }
+  bool StartArray() { return enter() && m_w.StartArray(); }
+  bool EndArray(rapidjson::SizeType n) {
+    --m_depth;
+    return m_w.EndArray(n);
+  }
+
+  bool object_root() const { return m_object_root; }
+
+ private:
+  bool enter() { return ++m_depth <= k_max_json_depth; }
+
+  JsonWriter& m_w;
+  int m_depth = 0;
+  bool m_object_root = false;
+};
+
+}  // namespace
+
+std::optional<bool> json_object_as_written(std::string_view text) {
+  // Parsed in place in a padded copy, as json_text_type parses (the same answers as
+  // parse_json), the strings going from there to the writer; both buffers are kept
+  // for the thread (every tool call a conversion writes may come here), but not
+  // after a huge one.
+  thread_local std::string copy;
+  thread_local rapidjson::StringBuffer written;
+  struct Shrink {
+    ~Shrink() {
+      if (copy.capacity() > (std::size_t{1} << 22)) {
+        std::string().swap(copy);
+      }
+      if (written.stack_.GetCapacity() > (std::size_t{1} << 22)) {
+        written.ShrinkToFit();
+      }
+    }
+  } shrink;
+  reserve_parse_padding(copy, text.size());
+  copy.assign(text);
+  copy.append(k_parse_padding, '\0');
+  copy.resize(text.size());
+  written.Clear();
+  JsonWriter writer(written);
+  RewritingHandler handler(writer);
+  PaddedInsituStream stream(copy.data());
+  JsonReader reader;
+  if (reader.Parse<k_parse_flags | rapidjson::kParseInsituFlag>(stream, handler).IsError() ||
+      !handler.object_root()) {
+    return std::nullopt;
+  }
+  // What follows the value must be whitespace up to the real end (not a NUL).
+  const char* end = copy.data() + copy.size();
+  for (const char* p = stream.src_; p < end; ++p) {
+    if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+      return std::nullopt;
+    }
+  }
+  if (stream.src_ > end) {
+    return std::nullopt;
+  }
+  return std::string_view(written.GetString(), written.GetSize()) == text;
+}
+
+namespace {
+
 // The value of the four hex digits at `p`, or -1.
 int hex4(const char* p) {
   int value = 0;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -76,49 +77,75 @@ inline void rapidjson::internal::Stack<rapidjson::CrtAllocator>::Resize(size_t n
 
 #ifdef CONVO_JSON_WRITER_SSE2
 #include <emmintrin.h>
+#endif
 
-// Writes the rest of `is` escaped (its `length` bytes are the whole string) and
-// returns false: nothing is left for RapidJSON's WriteString loop, which only adds
-// the closing quote. Runs that need no escaping go 16 bytes a step, each block
-// stored whole and kept up to its first quote, backslash or control character;
-// that byte is escaped here, as RapidJSON's table does it (\b \t \n \f \r \" \\,
-// other controls as \u00XX, upper-case hex). RapidJSON's own SSE2 version lets
-// 0x1A-0x1F through (it compares with 0x19) and returned to WriteString's loop at
-// every escape, one byte a call: in tool input and output, with an escape every
-// few dozen bytes, that call and the reload of the buffer's end were most of the
-// writing. WriteString reserved room for the string escaped (six bytes a byte);
-// it is taken whole here and what is unused is given back, so a 16-byte store
-// never passes it while 16 bytes of input are left (6 x 16 of room).
-template <>
-inline bool rapidjson::Writer<rapidjson::StringBuffer>::ScanWriteUnescapedString(
-    rapidjson::StringStream& is, size_t length) {
+namespace convo {
+
+// Writes `[p, end)` JSON-escaped at `out` and returns the end of what it wrote;
+// `out` must have room for six bytes a byte of input (the longest escape) and
+// what is unused of it may have been written. Escapes as RapidJSON's table does
+// (\b \t \n \f \r \" \\, other controls as \u00XX, upper-case hex) and nothing
+// else: the writer's strings, `append_json_escaped` and `write_string_pieces`
+// (json_out.h) all go through here, so they agree byte for byte.
+//
+// With SSE2, runs that need no escaping go 64 bytes a step: four 16-byte blocks
+// stored whole and classified at once, kept up to their first quote, backslash
+// or control character (a base64 image is one run; text has an escape every few
+// dozen bytes); then 16 bytes a step, then byte by byte. RapidJSON's own SSE2
+// version lets 0x1A-0x1F through (it compares with 0x19) and returned to
+// WriteString's loop at every escape, one byte a call. A store never passes the
+// room: 6 x 16 (or 6 x 64) of it is left while 16 (64) bytes of input are.
+inline char* escape_json(char* out, const char* p, const char* const end) {
   static constexpr char k_hex[] = "0123456789ABCDEF";
   static constexpr char k_control[] = "uuuuuuuubtnufruuuuuuuuuuuuuuuuuu";  // 0x00-0x1F
-  const char* p = is.src_;
-  const char* const end = is.head_ + length;
-  const auto room = static_cast<size_t>(end - p) * 6;
-  char* const start = os_->PushUnsafe(room);
-  char* out = start;
+#ifdef CONVO_JSON_WRITER_SSE2
   const __m128i quote = _mm_set1_epi8('"');
   const __m128i backslash = _mm_set1_epi8('\\');
   const __m128i control = _mm_set1_epi8(0x1F);
+  // The positions of `s` that need escaping, as a 16-bit mask.
+  auto special = [&](__m128i s) {
+    return static_cast<unsigned>(_mm_movemask_epi8(
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(s, quote), _mm_cmpeq_epi8(s, backslash)),
+                     _mm_cmpeq_epi8(_mm_max_epu8(s, control), control))));  // s <= 0x1F
+  };
+#endif
   while (p != end) {
-    if (end - p >= 16) {
+#ifdef CONVO_JSON_WRITER_SSE2
+    if (end - p >= 64) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16));
+      const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 32));
+      const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 48));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), a);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16), b);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 32), c);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 48), d);
+      const std::uint64_t mask = std::uint64_t{special(a)} | (std::uint64_t{special(b)} << 16) |
+                                 (std::uint64_t{special(c)} << 32) |
+                                 (std::uint64_t{special(d)} << 48);
+      if (mask == 0) [[likely]] {
+        p += 64;
+        out += 64;
+        continue;
+      }
+      const auto run = static_cast<std::size_t>(__builtin_ctzll(mask));
+      p += run;
+      out += run;
+    } else if (end - p >= 16) {
       const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out), s);
-      const __m128i special =
-          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(s, quote), _mm_cmpeq_epi8(s, backslash)),
-                       _mm_cmpeq_epi8(_mm_max_epu8(s, control), control));  // s <= 0x1F
-      const int mask = _mm_movemask_epi8(special);
-      if (RAPIDJSON_LIKELY(mask == 0)) {
+      const unsigned mask = special(s);
+      if (mask == 0) {
         p += 16;
         out += 16;
         continue;
       }
-      const auto run = static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+      const auto run = static_cast<std::size_t>(__builtin_ctz(mask));
       p += run;
       out += run;
-    } else if (const auto c = static_cast<unsigned char>(*p); c >= 0x20 && c != '"' && c != '\\') {
+    } else
+#endif
+        if (const auto c = static_cast<unsigned char>(*p); c >= 0x20 && c != '"' && c != '\\') {
       *out++ = static_cast<char>(c);
       ++p;
       continue;
@@ -138,8 +165,26 @@ inline bool rapidjson::Writer<rapidjson::StringBuffer>::ScanWriteUnescapedString
       out += 6;
     }
   }
+  return out;
+}
+
+}  // namespace convo
+
+#ifdef CONVO_JSON_WRITER_SSE2
+// Writes the rest of `is` escaped (its `length` bytes are the whole string) with
+// `escape_json` and returns false: nothing is left for RapidJSON's WriteString
+// loop, which only adds the closing quote. WriteString reserved room for the
+// string escaped (six bytes a byte); it is taken whole here and what is unused is
+// given back.
+template <>
+inline bool rapidjson::Writer<rapidjson::StringBuffer>::ScanWriteUnescapedString(
+    rapidjson::StringStream& is, size_t length) {
+  const char* const end = is.head_ + length;
+  const auto room = static_cast<size_t>(end - is.src_) * 6;
+  char* const start = os_->PushUnsafe(room);
+  char* const out = convo::escape_json(start, is.src_, end);
   os_->Pop(room - static_cast<size_t>(out - start));
-  is.src_ = p;
+  is.src_ = end;
   return false;
 }
 #endif  // CONVO_JSON_WRITER_SSE2
@@ -233,6 +278,12 @@ std::optional<JsonParseError> parse_json(std::string_view text, JsonDoc& doc);
 // JSON object with this before it is written as it is (raw); it parses a padded
 // copy in place, several times faster than building the document.
 std::optional<rapidjson::Type> json_text_type(std::string_view text);
+
+// Whether `text`, one JSON object, is as `to_json` writes the object `parse_json`
+// reads from it (compact, RapidJSON's escapes and numbers): false when it is spelled
+// otherwise (`{"a": 1}`), nullopt when it is not one JSON object. Parses without
+// building the object, writing as it reads.
+std::optional<bool> json_object_as_written(std::string_view text);
 
 // Like `parse_json`, but parses in place: strings are unescaped inside `text`,
 // which must outlive `doc`, and `text`'s bytes are changed. Returns false when

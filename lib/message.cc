@@ -106,30 +106,42 @@ std::string Content::joined_text() const {
   return out;
 }
 
-MediaSource MediaSource::from_url(std::string_view url) {
+MediaSource MediaSource::from_url(std::string_view url,
+                                  const std::shared_ptr<const Source>& owner) {
   MediaSource source;
   constexpr std::string_view k_data = "data:";
   constexpr std::string_view k_base64 = ";base64,";
+  auto set_data = [&](std::string_view bytes) {
+    if (owner) {
+      source.data.borrow(bytes, owner);
+    } else {
+      source.data = std::string(bytes);
+    }
+  };
   if (url.substr(0, k_data.size()) == k_data) {
     std::size_t marker = url.find(k_base64);
     if (marker != std::string_view::npos) {
       source.type = Type::base64;
       source.media_type = std::string(url.substr(k_data.size(), marker - k_data.size()));
-      source.data = std::string(url.substr(marker + k_base64.size()));
+      set_data(url.substr(marker + k_base64.size()));
       return source;
     }
   }
   source.type = Type::url;
-  source.data = std::string(url);
+  set_data(url);
   return source;
 }
 
 std::string MediaSource::to_url() const {
   switch (type) {
     case Type::url:
-      return data;
-    case Type::base64:
-      return "data:" + media_type + ";base64," + data;
+      return data.str();
+    case Type::base64: {
+      std::string url;
+      url.reserve(5 + media_type.size() + 8 + data.size());
+      url.append("data:").append(media_type).append(";base64,").append(data.view());
+      return url;
+    }
     case Type::none:
     case Type::file_id:
     case Type::text:

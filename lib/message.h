@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "error.h"
@@ -55,15 +56,66 @@ std::string_view role_name(Role role);
 // "turn", "event", "progress", ...
 std::string_view kind_name(Kind kind);
 
+struct Source;
+
+// The bytes of a media source: a string of its own, or a view into the parsed
+// record it was decoded from, which it keeps alive. Base64 images are most of the
+// bytes of some logs (59% of a Codex session's Responses items): a decoder borrows
+// them rather than copying them, and a writer writes them from there. Reads as a
+// std::string_view; assigning a std::string gives it its own copy.
+class MediaBytes {
+ public:
+  MediaBytes() = default;
+  MediaBytes(std::string text) : m_value(std::move(text)) {}  // NOLINT(google-explicit-constructor)
+  MediaBytes& operator=(std::string text) {
+    m_value = std::move(text);
+    return *this;
+  }
+  // Views `bytes`, which `owner` holds (a record's parsed JSON), instead of copying them.
+  void borrow(std::string_view bytes, std::shared_ptr<const Source> owner) {
+    m_value = Borrowed{bytes, std::move(owner)};
+  }
+  // Empties it and gives back its memory (or its hold on the record).
+  void release() { m_value.emplace<std::string>(); }
+  bool borrowed() const { return m_value.index() == 1; }
+
+  std::string_view view() const {
+    if (const auto* own = std::get_if<std::string>(&m_value)) {
+      return *own;
+    }
+    return std::get<Borrowed>(m_value).bytes;
+  }
+  operator std::string_view() const { return view(); }  // NOLINT(google-explicit-constructor)
+  std::string str() const { return std::string(view()); }
+  const char* data() const { return view().data(); }
+  std::size_t size() const { return view().size(); }
+  bool empty() const { return view().empty(); }
+  bool starts_with(std::string_view prefix) const { return view().starts_with(prefix); }
+  std::string_view::const_iterator begin() const { return view().begin(); }
+  std::string_view::const_iterator end() const { return view().end(); }
+  friend bool operator==(const MediaBytes& a, const MediaBytes& b) { return a.view() == b.view(); }
+  friend bool operator==(const MediaBytes& a, std::string_view b) { return a.view() == b; }
+
+ private:
+  struct Borrowed {
+    std::string_view bytes;
+    std::shared_ptr<const Source> owner;
+  };
+  std::variant<std::string, Borrowed> m_value;
+};
+
 // Where a media block's bytes are.
 struct MediaSource {
   enum class Type : std::uint8_t { none, base64, url, file_id, text };
   Type type = Type::none;
   std::string media_type;  // "image/png", "application/pdf", "text/plain", ...
-  std::string data;        // base64 data, URL, file id, or plain text (per `type`)
+  MediaBytes data;         // base64 data, URL, file id, or plain text (per `type`)
 
   // A source for `url`: base64 when it is a `data:<type>;base64,` URL, else a URL.
-  static MediaSource from_url(std::string_view url);
+  // With an `owner` (the parsed record `url` is a string of), its data is a view
+  // into the record, not a copy.
+  static MediaSource from_url(std::string_view url,
+                              const std::shared_ptr<const Source>& owner = nullptr);
   // The source as a URL: the URL itself, or a `data:` URL for base64 data. Empty for
   // other types.
   std::string to_url() const;
@@ -95,7 +147,6 @@ constexpr bool is_media(BlockType type) {
 }
 
 struct Block;
-struct Source;
 
 // A message's content, or a tool result's content: a plain string or a list of
 // blocks, remembering which it was so a writer keeps a string a string.

@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "formats/json_out.h"
 #include "json.h"
 #include "utf8.h"
 
@@ -199,6 +201,93 @@ TEST_CASE("strings are written byte for byte as RapidJSON's own writer escapes t
     }
     INFO("round " << round);
     REQUIRE(written<JsonWriter>(text) == written<ReferenceWriter>(text));
+  }
+}
+
+TEST_CASE("strings past the 64-byte step are written as RapidJSON's own writer escapes them",
+          "[json]") {
+  const int specials[] = {0x00, 0x08, 0x1A, 0x1F, 0x20, '"', '\\', 'x', 0x7F, 0x80, 0xFF};
+  for (std::size_t length = 55; length <= 200; length += 1) {
+    for (int byte : specials) {
+      for (std::size_t at = 0; at < length; at += (length > 140 ? 7 : 1)) {
+        std::string text(length, 'A');
+        text[at] = static_cast<char>(byte);
+        if (at + 70 < length) {
+          text[at + 70] = '\n';  // a second escape in the next 64-byte step
+        }
+        INFO("length " << length << ", byte " << byte << " at " << at);
+        REQUIRE(written<JsonWriter>(text) == written<ReferenceWriter>(text));
+      }
+    }
+  }
+}
+
+TEST_CASE("a string written in pieces is the string of the pieces joined", "[json]") {
+  const std::vector<std::string> pieces = {"",  "data:", "image/png", ";base64,",
+                                           std::string(300, 'Q') + "\"\x01" + std::string(70, '+'),
+                                           "\n", "\xC3\xA9"};
+  for (std::size_t first = 0; first < pieces.size(); ++first) {
+    for (std::size_t second = 0; second < pieces.size(); ++second) {
+      rapidjson::StringBuffer joined_buffer;
+      JsonWriter joined(joined_buffer);
+      rapidjson::StringBuffer pieces_buffer;
+      JsonWriter in_pieces(pieces_buffer);
+      for (JsonWriter* w : {&joined, &in_pieces}) {
+        w->StartObject();
+        w->Key("a");
+        w->Int(1);
+        w->Key("url");
+      }
+      write_string(joined, pieces[first] + pieces[second]);
+      write_string_pieces(in_pieces, {pieces[first], pieces[second]});
+      for (JsonWriter* w : {&joined, &in_pieces}) {
+        w->Key("b");
+        w->StartArray();
+      }
+      write_string(joined, pieces[second]);
+      write_string_pieces(in_pieces, {pieces[second]});
+      write_string(joined, "");
+      write_string_pieces(in_pieces, {});
+      for (JsonWriter* w : {&joined, &in_pieces}) {
+        w->EndArray();
+        w->EndObject();
+        CHECK(w->IsComplete());
+      }
+      INFO("pieces " << first << ", " << second);
+      CHECK(std::string_view(pieces_buffer.GetString(), pieces_buffer.GetSize()) ==
+            std::string_view(joined_buffer.GetString(), joined_buffer.GetSize()));
+    }
+  }
+}
+
+TEST_CASE("json_object_as_written tells compact objects from other spellings", "[json]") {
+  CHECK(json_object_as_written(R"({"a":1,"b":[true,null,"x"],"c":{"d":1.5}})") == true);
+  CHECK(json_object_as_written("{}") == true);
+  CHECK(json_object_as_written(R"({"a": 1})") == false);
+  CHECK(json_object_as_written(R"( {"a":1})") == false);
+  CHECK(json_object_as_written("{\"a\":1}\n") == false);  // whitespace after: respelled
+  CHECK(json_object_as_written(R"({"a":"\u00e9"})") == false);
+  CHECK(json_object_as_written(R"({"a":"\/"})") == false);
+  CHECK(json_object_as_written(R"({"a":1.0e2})") == false);
+  CHECK(json_object_as_written(R"({"a":"\u001b"})") == false);  // written \u001B
+  CHECK(json_object_as_written(R"({"a":"\u001B"})") == true);
+  CHECK(json_object_as_written(R"({"a":1,"a":2})") == true);  // kept as it is, twice
+  CHECK_FALSE(json_object_as_written("[1]"));
+  CHECK_FALSE(json_object_as_written("\"x\""));
+  CHECK_FALSE(json_object_as_written(""));
+  CHECK_FALSE(json_object_as_written(R"({"a":1)"));
+  CHECK_FALSE(json_object_as_written(R"({"a":1} x)"));
+  CHECK_FALSE(json_object_as_written(std::string("{\"a\":1}\0", 8)));
+  CHECK_FALSE(json_object_as_written(R"({"a":"\ud800"})"));
+  std::string deep = std::string(1001, '[') + std::string(1001, ']');
+  CHECK_FALSE(json_object_as_written("{\"a\":" + deep + "}"));
+  // The same answer as parsing the object and writing it back, on every spelling.
+  for (std::string text : {R"({"x":[1,2,{"y":"z"}]})", R"({"x":-0})",
+                           R"({"x":12345678901234567890})", R"({"x":0.1})", R"({"k":"\t"})"}) {
+    JsonDoc doc;
+    REQUIRE_FALSE(parse_json(text, doc));
+    INFO(text);
+    CHECK(json_object_as_written(text) == (to_json(doc) == text));
   }
 }
 

@@ -1,5 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <memory>
+#include <string>
+#include <string_view>
+
 #include "message.h"
 
 using namespace convo;
@@ -10,6 +14,36 @@ TEST_CASE("a data: URL becomes base64 data and back", "[message]") {
   CHECK(source.media_type == "image/png");
   CHECK(source.data == "iVBORw0KGgo=");
   CHECK(source.to_url() == "data:image/png;base64,iVBORw0KGgo=");
+}
+
+TEST_CASE("a data: URL read with its record borrows the data, which outlives the message",
+          "[message]") {
+  auto record = std::make_shared<Source>();
+  record->text = "data:image/png;base64,iVBORw0KGgo=";
+  std::string_view url = record->text;
+  MediaSource source = MediaSource::from_url(url, record);
+  CHECK(source.data.borrowed());
+  CHECK(source.data.data() == url.data() + 22);  // a view, not a copy
+  CHECK(source.data == "iVBORw0KGgo=");
+  CHECK(source.to_url() == url);
+  std::weak_ptr<const Source> alive = record;
+  record.reset();
+  MediaSource copy = source;  // copies hold the record too
+  source = MediaSource();
+  REQUIRE_FALSE(alive.expired());
+  CHECK(copy.data == "iVBORw0KGgo=");
+  copy.data.release();
+  CHECK(alive.expired());
+  CHECK(copy.data.empty());
+  CHECK_FALSE(copy.data.borrowed());
+
+  MediaSource own = MediaSource::from_url("https://example.com/cat.png");
+  CHECK_FALSE(own.data.borrowed());
+  MediaSource moved = std::move(own);
+  CHECK(moved.data == "https://example.com/cat.png");
+  moved.data = std::string("x");
+  CHECK(moved.data == "x");
+  CHECK(moved.data == MediaBytes(std::string("x")));
 }
 
 TEST_CASE("any other URL stays a URL", "[message]") {

@@ -151,14 +151,21 @@ class CodexEncoder final : public EncoderBase {
       return;
     }
     m_items.clear();
-    encode_responses_items(message, format(), [&](std::string_view what) { drop(what, message); },
-                           m_items);
-    if (m_items.empty()) {
-      return;
+    // An unchanged Responses item goes into its line from the bytes it was read as.
+    std::string_view as_is = responses_item_bytes(message, format());
+    if (as_is.empty()) {
+      encode_responses_items(message, format(),
+                             [&](std::string_view what) { drop(what, message); }, m_items);
+      if (m_items.empty()) {
+        return;
+      }
     }
     std::string time = next_time(message);
     if (!m_pending_meta.empty()) {
       values.push_back(std::exchange(m_pending_meta, std::string()));
+    }
+    if (!as_is.empty()) {
+      values.push_back(line(time, "response_item", as_is));
     }
     for (const std::string& item : m_items) {
       values.push_back(line(time, "response_item", item));

@@ -149,8 +149,7 @@ bool argument_text_respelled(const Block& block) {
   if (block.type != BlockType::tool_use || block.input.empty()) {
     return false;
   }
-  JsonDoc doc;
-  return parse_object(block.input, doc) && to_json(doc) != block.input;
+  return json_object_as_written(block.input) == false;
 }
 
 }  // namespace

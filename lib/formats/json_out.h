@@ -1,6 +1,7 @@
 // Small writing helpers shared by the format encoders.
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,6 +54,49 @@ class PooledBuffer {
 // Writes `text` as a JSON string (it may hold NUL bytes).
 inline void write_string(JsonWriter& w, std::string_view text) {
   w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+}
+
+// The buffer a writer writes into (RapidJSON keeps it protected): what is appended
+// there follows what the writer wrote, as `write_string_pieces` does.
+inline rapidjson::StringBuffer& stream_of(JsonWriter& w) {
+  struct Access : JsonWriter {
+    static rapidjson::StringBuffer& of(JsonWriter& writer) { return *(writer.*(&Access::os_)); }
+  };
+  return Access::of(w);
+}
+
+// Appends `text` JSON-escaped (no quotes) to `out`, as the writer escapes strings.
+inline void append_json_escaped(rapidjson::StringBuffer& out, std::string_view text) {
+  const std::size_t room = text.size() * 6;
+  char* const start = out.Push(room);
+  char* const end = escape_json(start, text.data(), text.data() + text.size());
+  out.Pop(room - static_cast<std::size_t>(end - start));
+}
+
+// Writes one JSON string value whose text is `pieces` one after the other, escaped
+// straight into the writer's buffer: the bytes `write_string` would write for the
+// pieces joined, without joining them (a `data:` URL of a base64 image is mostly its
+// data, which stays where it is).
+inline void write_string_pieces(JsonWriter& w, std::initializer_list<std::string_view> pieces) {
+  w.RawValue("", 0, rapidjson::kStringType);  // the comma or colon before it; counts it
+  rapidjson::StringBuffer& out = stream_of(w);
+  out.Put('"');
+  for (std::string_view piece : pieces) {
+    append_json_escaped(out, piece);
+  }
+  out.Put('"');
+}
+
+// Writes `source` as a URL string (MediaSource::to_url's text, not built): the URL,
+// or a `data:` URL for base64 data; "" for other types.
+inline void write_media_url(JsonWriter& w, const MediaSource& source) {
+  if (source.type == MediaSource::Type::base64) {
+    write_string_pieces(w, {"data:", source.media_type, ";base64,", source.data});
+  } else if (source.type == MediaSource::Type::url) {
+    write_string_pieces(w, {source.data});
+  } else {
+    write_string_pieces(w, {});
+  }
 }
 
 // Writes `json` (valid JSON text) as it is.

@@ -98,10 +98,11 @@ void decode_part(const JsonValue& part, const std::string& path,
     block.type = BlockType::image;
     const JsonValue* image = find_member(part, "image_url");
     if (image != nullptr && image->IsString()) {
-      block.source = MediaSource::from_url(view_of(*image));
+      block.source = MediaSource::from_url(view_of(*image), owner);
     } else if (image != nullptr && image->IsObject()) {
       std::string image_path = member_path(path, "image_url");
-      block.source = MediaSource::from_url(required_string(*image, "url", image_path, "image_url"));
+      block.source =
+          MediaSource::from_url(required_string(*image, "url", image_path, "image_url"), owner);
     } else {
       throw DecodeError(path, "image_url part has no \"image_url\"");
     }
@@ -705,7 +706,7 @@ class OpenAIEncoder final : public EncoderBase {
           write_string(w, source.data);
         } else {
           w.Key("file_data");
-          write_string(w, source.to_url());
+          write_media_url(w, source);
         }
         if (!block.name.empty()) {
           w.Key("filename");
@@ -752,7 +753,7 @@ void write_openai_image_part(JsonWriter& w, const MediaSource& source) {
   w.Key("image_url");
   w.StartObject();
   w.Key("url");
-  write_string(w, source.to_url());
+  write_media_url(w, source);
   w.EndObject();
   w.EndObject();
 }

@@ -54,7 +54,7 @@ void decode_part(const JsonValue& part, const std::string& path,
   } else if (*type == "input_image") {
     block.type = BlockType::image;
     if (auto url = optional_string(part, "image_url", path)) {
-      block.source = MediaSource::from_url(*url);
+      block.source = MediaSource::from_url(*url, owner);
     } else if (auto id = optional_string(part, "file_id", path)) {
       block.source.type = MediaSource::Type::file_id;
       block.source.data = std::string(*id);
@@ -62,12 +62,12 @@ void decode_part(const JsonValue& part, const std::string& path,
   } else if (*type == "input_file") {
     block.type = BlockType::file;
     if (auto data = optional_string(part, "file_data", path)) {
-      block.source = MediaSource::from_url(*data);
+      block.source = MediaSource::from_url(*data, owner);
     } else if (auto id = optional_string(part, "file_id", path)) {
       block.source.type = MediaSource::Type::file_id;
       block.source.data = std::string(*id);
     } else if (auto url = optional_string(part, "file_url", path)) {
-      block.source = MediaSource::from_url(*url);
+      block.source = MediaSource::from_url(*url, owner);
     }
     block.name = std::string(optional_string(part, "filename", path).value_or(""));
     if (block.source.media_type.empty() && block.name.ends_with(".pdf")) {
@@ -368,6 +368,10 @@ class ItemWriter {
         m_same(holds_responses_items(m.origin) && m.json != nullptr && m.json->IsObject()) {}
 
   void run() {
+    if (std::string_view bytes = responses_item_bytes(m_m, m_target); !bytes.empty()) {
+      m_values.emplace_back(bytes);
+      return;
+    }
     if (m_m.kind != Kind::turn) {
       if (m_same && m_m.origin == m_target) {
         m_values.push_back(to_json(*m_m.json));
@@ -547,7 +551,10 @@ class ItemWriter {
         if (block.source.type == MediaSource::Type::file_id) {
           part.set_string("file_id", block.source.data);
         } else {
-          part.set_string("image_url", block.source.to_url());
+          // Written from where the data is, not joined into a URL first.
+          part.set("image_url", [source = &block.source](JsonWriter& uw) {
+            write_media_url(uw, *source);
+          });
         }
       }
       // ResponseInputImage requires detail; the API's default is auto.
@@ -562,7 +569,9 @@ class ItemWriter {
         } else if (block.source.type == MediaSource::Type::url) {
           part.set_string("file_url", block.source.data);
         } else {
-          part.set_string("file_data", block.source.to_url());
+          part.set("file_data", [source = &block.source](JsonWriter& fw) {
+            write_media_url(fw, *source);
+          });
         }
         if (!block.name.empty()) {
           part.set_string("filename", block.name);
@@ -749,6 +758,25 @@ class ItemWriter {
 };
 
 }  // namespace
+
+std::string_view responses_item_bytes(const Message& message, Format target) {
+  // What ItemWriter::run writes as it is: an unchanged turn of this family (but a
+  // system message or an untyped or string-content item going to Codex, which it
+  // re-encodes), from a line of its own.
+  if (message.kind != Kind::turn || message.modified ||
+      message.origin != Format::openai_responses || message.container || message.raw.empty() ||
+      message.json == nullptr || !message.json->IsObject()) {
+    return {};
+  }
+  if (target == Format::codex) {
+    const JsonValue* content = find_member(*message.json, "content");
+    if (message.role == Role::system || !string_member(*message.json, "type") ||
+        (content != nullptr && content->IsString())) {
+      return {};
+    }
+  }
+  return message.raw;
+}
 
 void encode_responses_items(const Message& message, Format target, const DropFn& drop,
                             std::vector<std::string>& values) {

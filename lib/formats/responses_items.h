@@ -36,6 +36,12 @@ int sniff_responses_item(const JsonValue& record);
 void responses_item_unmodelled(const Message& message,
                                const std::function<void(std::string_view)>& unheld);
 
+// The bytes `encode_responses_items` writes for `message`, as its one item, when
+// that is the line it was read from unchanged (an item of an openai-responses file
+// that a file of `target` keeps as it is); empty otherwise. A Codex rollout wraps
+// them in its line without a copy of its own.
+std::string_view responses_item_bytes(const Message& message, Format target);
+
 // Writes `message` as Responses items for a file of `target`, appending each item's
 // compact JSON to `values`; `drop` is called with a plural noun phrase for what
 // cannot be written (records that are not messages, unless of `target` itself). A

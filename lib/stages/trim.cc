@@ -441,7 +441,7 @@ void release_content(Message& message) {
     release(block.text);
     release(block.input);
     release(block.cache_control);
-    release(block.source.data);
+    block.source.data.release();
     block.signature.reset();
     release(block.result.text);
     std::vector<Block>().swap(block.result.blocks);
