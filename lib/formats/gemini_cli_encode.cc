@@ -345,7 +345,7 @@ class GeminiCliEncoder final : public EncoderBase {
   void write_gemini(ObjectWriter& object, const Element& element, const JsonValue* original) {
     const Message& head = *element.head;
     object.set_string("type", "gemini");
-    std::string text;
+    std::vector<std::string> texts;  // one a text block: several are written as parts
     std::vector<const Block*> thoughts;
     std::vector<const Block*> calls;
     const Usage* usage = &*head.usage;
@@ -358,7 +358,7 @@ class GeminiCliEncoder final : public EncoderBase {
         model = &turn->meta->model;
       }
       if (turn->content.is_string()) {
-        text += turn->content.text;
+        texts.push_back(turn->content.text);
       }
       if (!turn->content.is_blocks()) {
         continue;
@@ -366,7 +366,7 @@ class GeminiCliEncoder final : public EncoderBase {
       for (const Block& block : turn->content.blocks) {
         switch (block.type) {
           case BlockType::text:
-            text += block.text;
+            texts.push_back(block.text);
             break;
           case BlockType::thinking:
             thoughts.push_back(&block);
@@ -388,7 +388,25 @@ class GeminiCliEncoder final : public EncoderBase {
         }
       }
     }
-    object.set("content", [text](JsonWriter& w) { write_string(w, text); });
+    // Several text blocks are a list of text parts (Gemini CLI's content is a
+    // PartListUnion: it sends each part as it is), so they come back apart; one is
+    // the string Gemini CLI itself records. Empty ones hold nothing (and the API
+    // refuses empty text parts).
+    std::erase_if(texts, [](const std::string& t) { return t.empty(); });
+    object.set("content", [texts](JsonWriter& w) {
+      if (texts.size() <= 1) {
+        write_string(w, texts.empty() ? std::string() : texts.front());
+        return;
+      }
+      w.StartArray();
+      for (const std::string& t : texts) {
+        w.StartObject();
+        w.Key("text");
+        write_string(w, t);
+        w.EndObject();
+      }
+      w.EndArray();
+    });
     const bool own = head.origin == Format::gemini_cli;
     if (!thoughts.empty() || (original != nullptr && find_member(*original, "thoughts"))) {
       object.set("thoughts", [&](JsonWriter& w) {
