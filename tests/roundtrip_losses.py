@@ -112,6 +112,10 @@ COVERS = {
     # that held only it goes with it.
     "tool results without their call": {"tool_result", "tool_use_id", "user"},
     "tool results without calls": {"tool_result", "tool_use_id", "user"},
+    # Calls made in separate messages (Claude Code's parallel calls, one a record) and
+    # answered after them all: Gemini CLI answers each record's calls right after it,
+    # so the record of a result moves before the calls made after its own.
+    "tool results after later calls": {"user", "tool"},
     # OpenAI-compatible providers' thinking is the message's `reasoning` member; a
     # Gemini CLI chat's, a `gemini` record's `thoughts`.
     "thinking blocks": {"thinking", "reasoning", "reasoning_content", "thoughts"},

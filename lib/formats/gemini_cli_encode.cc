@@ -215,6 +215,12 @@ class GeminiCliEncoder final : public EncoderBase {
         }
         for (Element* owner : owners) {
           owner->results.push_back(m);
+          // Calls made in separate messages and answered after them all (Claude Code
+          // records parallel calls one a record): a Gemini CLI record's results follow
+          // its own calls, so each result comes before the calls made after its own.
+          if (owner != &elements.back()) {
+            drop("tool results after later calls", *m);
+          }
         }
         if (only_results(*m)) {
           continue;
