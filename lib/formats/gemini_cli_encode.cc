@@ -53,10 +53,53 @@ std::vector<const Message*> turns_of(const Element& e) {
 // True when `m` is an assistant turn that continues the response `e` holds: formats
 // of one item a message (Responses items: reasoning, message, function_call) split a
 // response that Gemini CLI keeps as one record, up to the first tool result.
+// A Gemini CLI record holds its thoughts, then its text, then its calls: the place
+// of a block in that order (-1 for none of them).
+int record_stage(const Block& block) {
+  switch (block.type) {
+    case BlockType::thinking:
+      return 0;
+    case BlockType::text:
+      return 1;
+    case BlockType::tool_use:
+      return 2;
+    default:
+      return -1;
+  }
+}
+
+// The stages of the first and last blocks of `m` that have one.
+std::pair<int, int> record_stages(const Message& m) {
+  if (m.content.is_string()) {
+    return {1, 1};
+  }
+  int first = -1, last = -1;
+  for (const Block& block : m.content.blocks) {
+    int stage = record_stage(block);
+    if (stage >= 0) {
+      first = first < 0 ? stage : first;
+      last = stage;
+    }
+  }
+  return {first, last};
+}
+
 bool continues_response(const Element& e, const Message& m) {
-  return e.head != nullptr && e.head->role == Role::assistant && e.head->is_turn() &&
-         e.results.empty() && m.is_turn() && m.role == Role::assistant &&
-         holds_responses_items(m.origin) && holds_responses_items(e.head->origin);
+  if (e.head == nullptr || e.head->role != Role::assistant || !e.head->is_turn() ||
+      !e.results.empty() || !m.is_turn() || m.role != Role::assistant ||
+      !holds_responses_items(m.origin) || !holds_responses_items(e.head->origin)) {
+    return false;
+  }
+  // Only where the record keeps the items' order and bounds: after what it holds
+  // (thoughts, text, calls), or one more thought or call. A second message item
+  // (Responses' commentary phase, then the final answer) is a record of its own, or
+  // its text would come back joined to the first one's as one message.
+  int before = -1;
+  for (const Message* turn : turns_of(e)) {
+    before = std::max(before, record_stages(*turn).second);
+  }
+  int next = record_stages(m).first;
+  return next > before || (next == before && next != 1);
 }
 
 // 128 bits of FNV-1a over `text`, as a UUID-shaped string: a session id that is the
