@@ -224,22 +224,31 @@ class GeminiCliDecoder final : public Decoder {
     message.usage = std::move(usage);
     Content& content = message.content;
     content.form = Content::Form::blocks;
-    for_each_object(find_member(element, "thoughts"), member_path(path, "thoughts"),
-                    "a list of thoughts", "a thought (an object)",
-                    [&](const JsonValue& thought, const std::string& thought_path) {
-                      Block block;
-                      block.type = BlockType::thinking;
-                      block.type_name = "thinking";
-                      block.json = &thought;
-                      block.json_owner = message.source;
-                      block.text = thought_text(
-                          optional_string(thought, "subject", thought_path).value_or(""),
-                          optional_string(thought, "description", thought_path).value_or(""));
-                      content.blocks.push_back(std::move(block));
-                    });
     Content text;
     decode_part_list(find_member(element, "content"), member_path(path, "content"),
                      message.source, text);
+    // Thought or functionCall parts in the content make it the whole turn, in its
+    // order: Gemini CLI then sends the content as it is, not the `thoughts` nor the
+    // `toolCalls`' calls (whose results it still sends after it).
+    const bool whole = text.is_blocks() &&
+                       std::any_of(text.blocks.begin(), text.blocks.end(), [](const Block& b) {
+                         return b.type == BlockType::thinking || b.type == BlockType::tool_use;
+                       });
+    if (!whole) {
+      for_each_object(find_member(element, "thoughts"), member_path(path, "thoughts"),
+                      "a list of thoughts", "a thought (an object)",
+                      [&](const JsonValue& thought, const std::string& thought_path) {
+                        Block block;
+                        block.type = BlockType::thinking;
+                        block.type_name = "thinking";
+                        block.json = &thought;
+                        block.json_owner = message.source;
+                        block.text = thought_text(
+                            optional_string(thought, "subject", thought_path).value_or(""),
+                            optional_string(thought, "description", thought_path).value_or(""));
+                        content.blocks.push_back(std::move(block));
+                      });
+    }
     if (text.is_string() && !text.text.empty()) {
       content.blocks.push_back(Block::make_text(std::move(text.text)));
     } else if (text.is_blocks()) {
@@ -266,7 +275,17 @@ class GeminiCliDecoder final : public Decoder {
                       if (auto result = decode_gemini_cli_result(call, call_path, message.source, block)) {
                         results.push_back(std::move(*result));
                       }
-                      content.blocks.push_back(std::move(block));
+                      // A call the content holds keeps its place there.
+                      auto in_content = std::find_if(
+                          content.blocks.begin(), content.blocks.end(), [&](const Block& b) {
+                            return whole && b.type == BlockType::tool_use && b.json != &call &&
+                                   b.id == block.id;
+                          });
+                      if (in_content != content.blocks.end()) {
+                        *in_content = std::move(block);
+                      } else {
+                        content.blocks.push_back(std::move(block));
+                      }
                     });
     message.slot = next_slot(0);
     // The tool turn has no JSON of its own: its element is the assistant turn's, and

@@ -397,6 +397,19 @@ class GeminiCliEncoder final : public EncoderBase {
     std::vector<std::string> texts;  // one a text block: several are written as parts
     std::vector<const Block*> thoughts;
     std::vector<const Block*> calls;
+    // The thoughts, texts and calls in their order (a null block: a string content),
+    // and whether that order is Gemini CLI's (thoughts, then text, then calls).
+    std::vector<std::pair<const Block*, std::string>> pieces;
+    bool in_order = true;
+    int stage = 0;
+    auto piece = [&](const Block* block, int at, const std::string& text) {
+      if (at == 1 && text.empty()) {
+        return;  // an empty text holds nothing (and the API refuses empty text parts)
+      }
+      in_order = in_order && at >= stage;
+      stage = std::max(stage, at);
+      pieces.emplace_back(block, text);
+    };
     const Usage* usage = &*head.usage;
     const std::string* model = &head.meta->model;
     for (const Message* turn : turns_of(element)) {
@@ -408,6 +421,7 @@ class GeminiCliEncoder final : public EncoderBase {
       }
       if (turn->content.is_string()) {
         texts.push_back(turn->content.text);
+        piece(nullptr, 1, turn->content.text);
       }
       if (!turn->content.is_blocks()) {
         continue;
@@ -416,15 +430,18 @@ class GeminiCliEncoder final : public EncoderBase {
         switch (block.type) {
           case BlockType::text:
             texts.push_back(block.text);
+            piece(&block, 1, block.text);
             break;
           case BlockType::thinking:
             thoughts.push_back(&block);
+            piece(&block, 0, block.text);
             if (block.signature) {
               drop("thought signatures", *turn);
             }
             break;
           case BlockType::tool_use:
             calls.push_back(&block);
+            piece(&block, 2, "");
             break;
           case BlockType::tool_result:
             break;
@@ -442,22 +459,61 @@ class GeminiCliEncoder final : public EncoderBase {
     // the string Gemini CLI itself records. Empty ones hold nothing (and the API
     // refuses empty text parts).
     std::erase_if(texts, [](const std::string& t) { return t.empty(); });
-    object.set("content", [texts](JsonWriter& w) {
-      if (texts.size() <= 1) {
-        write_string(w, texts.empty() ? std::string() : texts.front());
-        return;
-      }
-      w.StartArray();
-      for (const std::string& t : texts) {
-        w.StartObject();
-        w.Key("text");
-        write_string(w, t);
-        w.EndObject();
-      }
-      w.EndArray();
-    });
+    if (!in_order) {
+      // Thoughts, text and calls in another order (a thought after text, text between
+      // calls): the content holds them all as parts in their order, which Gemini CLI
+      // then sends as they are (thought parts and functionCall parts in a gemini
+      // record's content stand for its `thoughts` and calls; `toolCalls` still hold
+      // the calls' results).
+      object.set("content", [pieces](JsonWriter& w) {
+        w.StartArray();
+        for (const auto& [block, text] : pieces) {
+          w.StartObject();
+          if (block != nullptr && block->type == BlockType::tool_use) {
+            w.Key("functionCall");
+            w.StartObject();
+            w.Key("id");
+            write_string(w, block->id);
+            w.Key("name");
+            write_string(w, block->name);
+            w.Key("args");
+            if (!write_tool_input(w, *block)) {
+              w.StartObject();
+              w.EndObject();
+            }
+            w.EndObject();
+          } else {
+            w.Key("text");
+            write_string(w, text);
+            if (block != nullptr && block->type == BlockType::thinking) {
+              w.Key("thought");
+              w.Bool(true);
+            }
+          }
+          w.EndObject();
+        }
+        w.EndArray();
+      });
+      object.remove("thoughts");
+      thoughts.clear();
+    } else {
+      object.set("content", [texts](JsonWriter& w) {
+        if (texts.size() <= 1) {
+          write_string(w, texts.empty() ? std::string() : texts.front());
+          return;
+        }
+        w.StartArray();
+        for (const std::string& t : texts) {
+          w.StartObject();
+          w.Key("text");
+          write_string(w, t);
+          w.EndObject();
+        }
+        w.EndArray();
+      });
+    }
     const bool own = head.origin == Format::gemini_cli;
-    if (!thoughts.empty() || (original != nullptr && find_member(*original, "thoughts"))) {
+    if (!thoughts.empty() || (in_order && original != nullptr && find_member(*original, "thoughts"))) {
       object.set("thoughts", [&](JsonWriter& w) {
         w.StartArray();
         for (const Block* thought : thoughts) {
