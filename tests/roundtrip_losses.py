@@ -111,7 +111,8 @@ COVERS = {
     # A tool result whose call the target has no message for is dropped; the user record
     # that held only it goes with it.
     "tool results without their call": {"tool_result", "tool_use_id", "user"},
-    "tool results without calls": {"tool_result", "tool_use_id", "user"},
+    # (A Responses function_call_output item is such a result on its own.)
+    "tool results without calls": {"tool_result", "tool_use_id", "user", "function_call_output"},
     # Calls made in separate messages (Claude Code's parallel calls, one a record) and
     # answered after them all: Gemini CLI answers each record's calls right after it,
     # so the record of a result moves before the calls made after its own.

@@ -25,6 +25,9 @@ struct Element {
   const Message* head = nullptr;
   std::vector<const Message*> more;  // assistant turns of the same response (see `group`)
   std::vector<const Message*> results;
+  // Of `results`, those that also answer calls of other elements: only their results
+  // for this element's calls are its.
+  std::vector<const Message*> shared;
   const JsonValue* original = nullptr;  // the element they came from, when unchanged in shape
 };
 
@@ -258,6 +261,9 @@ class GeminiCliEncoder final : public EncoderBase {
         }
         for (Element* owner : owners) {
           owner->results.push_back(m);
+          if (owners.size() > 1) {
+            owner->shared.push_back(m);
+          }
           // Calls made in separate messages and answered after them all (Claude Code
           // records parallel calls one a record): a Gemini CLI record's results follow
           // its own calls, so each result comes before the calls made after its own.
@@ -531,7 +537,12 @@ class GeminiCliEncoder final : public EncoderBase {
     }
     std::vector<const Block*> results;
     for (const Message* m : element.results) {
+      bool shared = std::find(element.shared.begin(), element.shared.end(), m) != element.shared.end();
       for (const Block* r : m->tool_results()) {
+        if (shared && std::none_of(calls.begin(), calls.end(),
+                                   [&](const Block* call) { return call->id == r->id; })) {
+          continue;  // another element's call's
+        }
         results.push_back(r);
       }
     }
