@@ -115,8 +115,10 @@ COVERS = {
     "tool results without calls": {"tool_result", "tool_use_id", "user", "function_call_output"},
     # Calls made in separate messages (Claude Code's parallel calls, one a record) and
     # answered after them all: Gemini CLI answers each record's calls right after it,
-    # so the record of a result moves before the calls made after its own.
-    "tool results after later calls": {"user", "tool"},
+    # so the record of a result moves before the calls made after its own. A move is a
+    # record on one side only in either place: the result's (user, tool) or, as the
+    # records pair up, that of a call it moved past (assistant, Gemini's model).
+    "tool results after later calls": {"user", "tool", "assistant", "model"},
     # OpenAI-compatible providers' thinking is the message's `reasoning` member; a
     # Gemini CLI chat's, a `gemini` record's `thoughts`.
     "thinking blocks": {"thinking", "reasoning", "reasoning_content", "thoughts"},
