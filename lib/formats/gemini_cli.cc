@@ -24,6 +24,9 @@ std::string thought_text(std::string_view subject, std::string_view description)
   if (subject.empty()) {
     return std::string(description);
   }
+  if (description.empty()) {
+    return fmt::format("**{}**", subject);  // a subject alone, as split_gemini_thought reads it
+  }
   return fmt::format("**{}**\n\n{}", subject, description);
 }
 
