@@ -108,6 +108,9 @@ COVERS = {
     # An assistant message that held nothing but thinking, in a format without thinking:
     # the message goes with its thinking (a Claude Code record of one thinking block).
     "thinking-only assistant messages": {"assistant"},
+    # An assistant message left with nothing (an empty text; what else it held was
+    # counted by name) is dropped whole, and its record with it.
+    "empty assistant messages": {"assistant"},
     # A tool result whose call the target has no message for is dropped; the user record
     # that held only it goes with it.
     "tool results without their call": {"tool_result", "tool_use_id", "user"},
