@@ -618,16 +618,32 @@ class GeminiCliEncoder final : public EncoderBase {
           rw.Key("name");
           write_string(rw, call.name);
           rw.Key("response");
-          GeminiPartWriter::write_response(rw, *result);
+          // The text before the first file is the response; a file's bytes follow
+          // the functionResponse, as Gemini CLI's read_file gives them, and so does
+          // text after a file, as a text part of its own (the result's order kept).
+          const auto& blocks = result->result.blocks;
+          auto first_media = result->result.is_blocks()
+                                 ? std::find_if(blocks.begin(), blocks.end(),
+                                                [](const Block& b) { return is_media(b.type); })
+                                 : blocks.end();
+          if (first_media == blocks.end()) {
+            GeminiPartWriter::write_response(rw, *result);
+          } else {
+            Block lead = *result;
+            lead.result.blocks.assign(blocks.begin(), first_media);
+            GeminiPartWriter::write_response(rw, lead);
+          }
           rw.EndObject();
           rw.EndObject();
-          // A file's bytes follow the functionResponse, as Gemini CLI's read_file gives them.
           GeminiPartWriter media(false, [this, &head](std::string_view what) { drop(what, head); });
-          if (result->result.is_blocks()) {
-            for (const Block& inner : result->result.blocks) {
-              if (is_media(inner.type) && media.holds(inner)) {
-                media.write(rw, inner, "");
-              }
+          for (auto inner = first_media; inner != blocks.end(); ++inner) {
+            if (is_media(inner->type) && media.holds(*inner)) {
+              media.write(rw, *inner, "");
+            } else if (inner->type == BlockType::text) {
+              rw.StartObject();
+              rw.Key("text");
+              write_string(rw, inner->text);
+              rw.EndObject();
             }
           }
           rw.EndArray();
