@@ -31,6 +31,13 @@ std::string thought_text(std::string_view subject, std::string_view description)
 }
 
 
+// True for an id convo gave a message that had none ("convo-N", as the writer makes
+// them: Gemini CLI needs one): it says nothing, and is not carried to other formats.
+bool made_up_message_id(std::string_view id) {
+  return id.starts_with("convo-") && id.size() > 6 &&
+         id.find_first_not_of("0123456789", 6) == std::string_view::npos;
+}
+
 // --- Decoding ---
 
 // Decodes a PartListUnion (a string, one part or a list of parts) into `content`.
@@ -197,6 +204,9 @@ class GeminiCliDecoder final : public Decoder {
     std::shared_ptr<Container> base = container;
     Message message = begin_contained(base, where, container->element_of_slot.size(), &element);
     message.id = std::string(optional_string(element, "id", path).value_or(""));
+    if (made_up_message_id(message.id)) {
+      message.id.clear();
+    }
     message.timestamp = std::string(optional_string(element, "timestamp", path).value_or(""));
     std::string type(optional_string(element, "type", path).value_or(""));
     message.record_type = type;
@@ -379,9 +389,7 @@ void gemini_cli_unmodelled(const Message& message,
     unheld("timestamps");
   }
   // Ids convo gave messages that had none ("convo-N") say nothing.
-  if (auto id = string_member(element, "id");
-      id && !(id->starts_with("convo-") &&
-              id->find_first_not_of("0123456789", 6) == std::string_view::npos)) {
+  if (auto id = string_member(element, "id"); id && !made_up_message_id(*id)) {
     unheld("message ids");
   }
   if (find_member(element, "model") != nullptr) {
