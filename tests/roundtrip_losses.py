@@ -108,10 +108,20 @@ COVERS = {
     # An assistant message that held nothing but thinking, in a format without thinking:
     # the message goes with its thinking (a Claude Code record of one thinking block).
     "thinking-only assistant messages": {"assistant"},
+    # An assistant message left with nothing (an empty text; what else it held was
+    # counted by name) is dropped whole, and its record with it.
+    "empty assistant messages": {"assistant"},
     # A tool result whose call the target has no message for is dropped; the user record
     # that held only it goes with it.
     "tool results without their call": {"tool_result", "tool_use_id", "user"},
-    "tool results without calls": {"tool_result", "tool_use_id", "user"},
+    # (A Responses function_call_output item is such a result on its own.)
+    "tool results without calls": {"tool_result", "tool_use_id", "user", "function_call_output"},
+    # Calls made in separate messages (Claude Code's parallel calls, one a record) and
+    # answered after them all: Gemini CLI answers each record's calls right after it,
+    # so the record of a result moves before the calls made after its own. A move is a
+    # record on one side only in either place: the result's (user, tool) or, as the
+    # records pair up, that of a call it moved past (assistant, Gemini's model).
+    "tool results after later calls": {"user", "tool", "assistant", "model"},
     # OpenAI-compatible providers' thinking is the message's `reasoning` member; a
     # Gemini CLI chat's, a `gemini` record's `thoughts`.
     "thinking blocks": {"thinking", "reasoning", "reasoning_content", "thoughts", "thought"},

@@ -385,8 +385,9 @@ void EncoderBase::drop_unheld(const Message& message, bool in_body) {
       if (m_format == Format::codex && what == "usage") {
         return;  // written as the response's token_count event
       }
-      if (m_format == Format::gemini_cli && what == "model names") {
-        return;  // a gemini message has its model
+      if (m_format == Format::gemini_cli && what == "model names" &&
+          message.role == Role::assistant) {
+        return;  // a gemini message has its model (a user one has none)
       }
       if (uses_anthropic_blocks(m_format) && uses_anthropic_blocks(message.origin) &&
           what.ends_with(" blocks")) {

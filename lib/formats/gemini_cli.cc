@@ -24,9 +24,19 @@ std::string thought_text(std::string_view subject, std::string_view description)
   if (subject.empty()) {
     return std::string(description);
   }
+  if (description.empty()) {
+    return fmt::format("**{}**", subject);  // a subject alone, as split_gemini_thought reads it
+  }
   return fmt::format("**{}**\n\n{}", subject, description);
 }
 
+
+// True for an id convo gave a message that had none ("convo-N", as the writer makes
+// them: Gemini CLI needs one): it says nothing, and is not carried to other formats.
+bool made_up_message_id(std::string_view id) {
+  return id.starts_with("convo-") && id.size() > 6 &&
+         id.find_first_not_of("0123456789", 6) == std::string_view::npos;
+}
 
 // --- Decoding ---
 
@@ -194,6 +204,9 @@ class GeminiCliDecoder final : public Decoder {
     std::shared_ptr<Container> base = container;
     Message message = begin_contained(base, where, container->element_of_slot.size(), &element);
     message.id = std::string(optional_string(element, "id", path).value_or(""));
+    if (made_up_message_id(message.id)) {
+      message.id.clear();
+    }
     message.timestamp = std::string(optional_string(element, "timestamp", path).value_or(""));
     std::string type(optional_string(element, "type", path).value_or(""));
     message.record_type = type;
@@ -224,22 +237,31 @@ class GeminiCliDecoder final : public Decoder {
     message.usage = std::move(usage);
     Content& content = message.content;
     content.form = Content::Form::blocks;
-    for_each_object(find_member(element, "thoughts"), member_path(path, "thoughts"),
-                    "a list of thoughts", "a thought (an object)",
-                    [&](const JsonValue& thought, const std::string& thought_path) {
-                      Block block;
-                      block.type = BlockType::thinking;
-                      block.type_name = "thinking";
-                      block.json = &thought;
-                      block.json_owner = message.source;
-                      block.text = thought_text(
-                          optional_string(thought, "subject", thought_path).value_or(""),
-                          optional_string(thought, "description", thought_path).value_or(""));
-                      content.blocks.push_back(std::move(block));
-                    });
     Content text;
     decode_part_list(find_member(element, "content"), member_path(path, "content"),
                      message.source, text);
+    // Thought or functionCall parts in the content make it the whole turn, in its
+    // order: Gemini CLI then sends the content as it is, not the `thoughts` nor the
+    // `toolCalls`' calls (whose results it still sends after it).
+    const bool whole = text.is_blocks() &&
+                       std::any_of(text.blocks.begin(), text.blocks.end(), [](const Block& b) {
+                         return b.type == BlockType::thinking || b.type == BlockType::tool_use;
+                       });
+    if (!whole) {
+      for_each_object(find_member(element, "thoughts"), member_path(path, "thoughts"),
+                      "a list of thoughts", "a thought (an object)",
+                      [&](const JsonValue& thought, const std::string& thought_path) {
+                        Block block;
+                        block.type = BlockType::thinking;
+                        block.type_name = "thinking";
+                        block.json = &thought;
+                        block.json_owner = message.source;
+                        block.text = thought_text(
+                            optional_string(thought, "subject", thought_path).value_or(""),
+                            optional_string(thought, "description", thought_path).value_or(""));
+                        content.blocks.push_back(std::move(block));
+                      });
+    }
     if (text.is_string() && !text.text.empty()) {
       content.blocks.push_back(Block::make_text(std::move(text.text)));
     } else if (text.is_blocks()) {
@@ -266,7 +288,17 @@ class GeminiCliDecoder final : public Decoder {
                       if (auto result = decode_gemini_cli_result(call, call_path, message.source, block)) {
                         results.push_back(std::move(*result));
                       }
-                      content.blocks.push_back(std::move(block));
+                      // A call the content holds keeps its place there.
+                      auto in_content = std::find_if(
+                          content.blocks.begin(), content.blocks.end(), [&](const Block& b) {
+                            return whole && b.type == BlockType::tool_use && b.json != &call &&
+                                   b.id == block.id;
+                          });
+                      if (in_content != content.blocks.end()) {
+                        *in_content = std::move(block);
+                      } else {
+                        content.blocks.push_back(std::move(block));
+                      }
                     });
     message.slot = next_slot(0);
     // The tool turn has no JSON of its own: its element is the assistant turn's, and
@@ -357,9 +389,7 @@ void gemini_cli_unmodelled(const Message& message,
     unheld("timestamps");
   }
   // Ids convo gave messages that had none ("convo-N") say nothing.
-  if (auto id = string_member(element, "id");
-      id && !(id->starts_with("convo-") &&
-              id->find_first_not_of("0123456789", 6) == std::string_view::npos)) {
+  if (auto id = string_member(element, "id"); id && !made_up_message_id(*id)) {
     unheld("message ids");
   }
   if (find_member(element, "model") != nullptr) {

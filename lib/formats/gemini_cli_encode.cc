@@ -25,6 +25,9 @@ struct Element {
   const Message* head = nullptr;
   std::vector<const Message*> more;  // assistant turns of the same response (see `group`)
   std::vector<const Message*> results;
+  // Of `results`, those that also answer calls of other elements: only their results
+  // for this element's calls are its.
+  std::vector<const Message*> shared;
   const JsonValue* original = nullptr;  // the element they came from, when unchanged in shape
 };
 
@@ -53,10 +56,53 @@ std::vector<const Message*> turns_of(const Element& e) {
 // True when `m` is an assistant turn that continues the response `e` holds: formats
 // of one item a message (Responses items: reasoning, message, function_call) split a
 // response that Gemini CLI keeps as one record, up to the first tool result.
+// A Gemini CLI record holds its thoughts, then its text, then its calls: the place
+// of a block in that order (-1 for none of them).
+int record_stage(const Block& block) {
+  switch (block.type) {
+    case BlockType::thinking:
+      return 0;
+    case BlockType::text:
+      return 1;
+    case BlockType::tool_use:
+      return 2;
+    default:
+      return -1;
+  }
+}
+
+// The stages of the first and last blocks of `m` that have one.
+std::pair<int, int> record_stages(const Message& m) {
+  if (m.content.is_string()) {
+    return {1, 1};
+  }
+  int first = -1, last = -1;
+  for (const Block& block : m.content.blocks) {
+    int stage = record_stage(block);
+    if (stage >= 0) {
+      first = first < 0 ? stage : first;
+      last = stage;
+    }
+  }
+  return {first, last};
+}
+
 bool continues_response(const Element& e, const Message& m) {
-  return e.head != nullptr && e.head->role == Role::assistant && e.head->is_turn() &&
-         e.results.empty() && m.is_turn() && m.role == Role::assistant &&
-         holds_responses_items(m.origin) && holds_responses_items(e.head->origin);
+  if (e.head == nullptr || e.head->role != Role::assistant || !e.head->is_turn() ||
+      !e.results.empty() || !m.is_turn() || m.role != Role::assistant ||
+      !holds_responses_items(m.origin) || !holds_responses_items(e.head->origin)) {
+    return false;
+  }
+  // Only where the record keeps the items' order and bounds: after what it holds
+  // (thoughts, text, calls), or one more thought or call. A second message item
+  // (Responses' commentary phase, then the final answer) is a record of its own, or
+  // its text would come back joined to the first one's as one message.
+  int before = -1;
+  for (const Message* turn : turns_of(e)) {
+    before = std::max(before, record_stages(*turn).second);
+  }
+  int next = record_stages(m).first;
+  return next > before || (next == before && next != 1);
 }
 
 // 128 bits of FNV-1a over `text`, as a UUID-shaped string: a session id that is the
@@ -215,6 +261,15 @@ class GeminiCliEncoder final : public EncoderBase {
         }
         for (Element* owner : owners) {
           owner->results.push_back(m);
+          if (owners.size() > 1) {
+            owner->shared.push_back(m);
+          }
+          // Calls made in separate messages and answered after them all (Claude Code
+          // records parallel calls one a record): a Gemini CLI record's results follow
+          // its own calls, so each result comes before the calls made after its own.
+          if (owner != &elements.back()) {
+            drop("tool results after later calls", *m);
+          }
         }
         if (only_results(*m)) {
           continue;
@@ -345,9 +400,22 @@ class GeminiCliEncoder final : public EncoderBase {
   void write_gemini(ObjectWriter& object, const Element& element, const JsonValue* original) {
     const Message& head = *element.head;
     object.set_string("type", "gemini");
-    std::string text;
+    std::vector<std::string> texts;  // one a text block: several are written as parts
     std::vector<const Block*> thoughts;
     std::vector<const Block*> calls;
+    // The thoughts, texts and calls in their order (a null block: a string content),
+    // and whether that order is Gemini CLI's (thoughts, then text, then calls).
+    std::vector<std::pair<const Block*, std::string>> pieces;
+    bool in_order = true;
+    int stage = 0;
+    auto piece = [&](const Block* block, int at, const std::string& text) {
+      if (at == 1 && text.empty()) {
+        return;  // an empty text holds nothing (and the API refuses empty text parts)
+      }
+      in_order = in_order && at >= stage;
+      stage = std::max(stage, at);
+      pieces.emplace_back(block, text);
+    };
     const Usage* usage = &*head.usage;
     const std::string* model = &head.meta->model;
     for (const Message* turn : turns_of(element)) {
@@ -358,7 +426,8 @@ class GeminiCliEncoder final : public EncoderBase {
         model = &turn->meta->model;
       }
       if (turn->content.is_string()) {
-        text += turn->content.text;
+        texts.push_back(turn->content.text);
+        piece(nullptr, 1, turn->content.text);
       }
       if (!turn->content.is_blocks()) {
         continue;
@@ -366,16 +435,19 @@ class GeminiCliEncoder final : public EncoderBase {
       for (const Block& block : turn->content.blocks) {
         switch (block.type) {
           case BlockType::text:
-            text += block.text;
+            texts.push_back(block.text);
+            piece(&block, 1, block.text);
             break;
           case BlockType::thinking:
             thoughts.push_back(&block);
+            piece(&block, 0, block.text);
             if (block.signature) {
               drop("thought signatures", *turn);
             }
             break;
           case BlockType::tool_use:
             calls.push_back(&block);
+            piece(&block, 2, "");
             break;
           case BlockType::tool_result:
             break;
@@ -388,9 +460,66 @@ class GeminiCliEncoder final : public EncoderBase {
         }
       }
     }
-    object.set("content", [text](JsonWriter& w) { write_string(w, text); });
+    // Several text blocks are a list of text parts (Gemini CLI's content is a
+    // PartListUnion: it sends each part as it is), so they come back apart; one is
+    // the string Gemini CLI itself records. Empty ones hold nothing (and the API
+    // refuses empty text parts).
+    std::erase_if(texts, [](const std::string& t) { return t.empty(); });
+    if (!in_order) {
+      // Thoughts, text and calls in another order (a thought after text, text between
+      // calls): the content holds them all as parts in their order, which Gemini CLI
+      // then sends as they are (thought parts and functionCall parts in a gemini
+      // record's content stand for its `thoughts` and calls; `toolCalls` still hold
+      // the calls' results).
+      object.set("content", [pieces](JsonWriter& w) {
+        w.StartArray();
+        for (const auto& [block, text] : pieces) {
+          w.StartObject();
+          if (block != nullptr && block->type == BlockType::tool_use) {
+            w.Key("functionCall");
+            w.StartObject();
+            w.Key("id");
+            write_string(w, block->id);
+            w.Key("name");
+            write_string(w, block->name);
+            w.Key("args");
+            if (!write_tool_input(w, *block)) {
+              w.StartObject();
+              w.EndObject();
+            }
+            w.EndObject();
+          } else {
+            w.Key("text");
+            write_string(w, text);
+            if (block != nullptr && block->type == BlockType::thinking) {
+              w.Key("thought");
+              w.Bool(true);
+            }
+          }
+          w.EndObject();
+        }
+        w.EndArray();
+      });
+      object.remove("thoughts");
+      thoughts.clear();
+    } else {
+      object.set("content", [texts](JsonWriter& w) {
+        if (texts.size() <= 1) {
+          write_string(w, texts.empty() ? std::string() : texts.front());
+          return;
+        }
+        w.StartArray();
+        for (const std::string& t : texts) {
+          w.StartObject();
+          w.Key("text");
+          write_string(w, t);
+          w.EndObject();
+        }
+        w.EndArray();
+      });
+    }
     const bool own = head.origin == Format::gemini_cli;
-    if (!thoughts.empty() || (original != nullptr && find_member(*original, "thoughts"))) {
+    if (!thoughts.empty() || (in_order && original != nullptr && find_member(*original, "thoughts"))) {
       object.set("thoughts", [&](JsonWriter& w) {
         w.StartArray();
         for (const Block* thought : thoughts) {
@@ -408,7 +537,12 @@ class GeminiCliEncoder final : public EncoderBase {
     }
     std::vector<const Block*> results;
     for (const Message* m : element.results) {
+      bool shared = std::find(element.shared.begin(), element.shared.end(), m) != element.shared.end();
       for (const Block* r : m->tool_results()) {
+        if (shared && std::none_of(calls.begin(), calls.end(),
+                                   [&](const Block* call) { return call->id == r->id; })) {
+          continue;  // another element's call's
+        }
         results.push_back(r);
       }
     }
@@ -484,16 +618,32 @@ class GeminiCliEncoder final : public EncoderBase {
           rw.Key("name");
           write_string(rw, call.name);
           rw.Key("response");
-          GeminiPartWriter::write_response(rw, *result);
+          // The text before the first file is the response; a file's bytes follow
+          // the functionResponse, as Gemini CLI's read_file gives them, and so does
+          // text after a file, as a text part of its own (the result's order kept).
+          const auto& blocks = result->result.blocks;
+          auto first_media = result->result.is_blocks()
+                                 ? std::find_if(blocks.begin(), blocks.end(),
+                                                [](const Block& b) { return is_media(b.type); })
+                                 : blocks.end();
+          if (first_media == blocks.end()) {
+            GeminiPartWriter::write_response(rw, *result);
+          } else {
+            Block lead = *result;
+            lead.result.blocks.assign(blocks.begin(), first_media);
+            GeminiPartWriter::write_response(rw, lead);
+          }
           rw.EndObject();
           rw.EndObject();
-          // A file's bytes follow the functionResponse, as Gemini CLI's read_file gives them.
           GeminiPartWriter media(false, [this, &head](std::string_view what) { drop(what, head); });
-          if (result->result.is_blocks()) {
-            for (const Block& inner : result->result.blocks) {
-              if (is_media(inner.type) && media.holds(inner)) {
-                media.write(rw, inner, "");
-              }
+          for (auto inner = first_media; inner != blocks.end(); ++inner) {
+            if (is_media(inner->type) && media.holds(*inner)) {
+              media.write(rw, *inner, "");
+            } else if (inner->type == BlockType::text) {
+              rw.StartObject();
+              rw.Key("text");
+              write_string(rw, inner->text);
+              rw.EndObject();
             }
           }
           rw.EndArray();
