@@ -136,7 +136,9 @@ COVERS = {
                           "usage_metadata", "tokens"},
     "thought timestamps": {"timestamp"},
     # Bodies translated whole (lib/formats/api_body.h).
-    "cache write token counts": {"cache_creation_input_tokens", "cache_creation"},
+    # The OpenAI APIs and Gemini count a prompt's cache writes in its input tokens (there
+    # is no count of their own): Anthropic's input_tokens comes back with them in it.
+    "cache write token counts": {"cache_creation_input_tokens", "cache_creation", "input_tokens"},
     "reasoning token counts": {"reasoning_tokens", "thoughts_token_count", "candidates_token_count",
                                "completion_tokens_details", "output_tokens_details"},
     # A Responses reasoning item is a thinking block (as "thinking blocks" says).

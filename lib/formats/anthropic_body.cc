@@ -310,6 +310,10 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
       w.Key("defer_loading");
       w.Bool(*tool.defer_loading);
     }
+    if (!tool.cache_control.empty()) {
+      w.Key("cache_control");
+      write_raw(w, tool.cache_control);
+    }
     w.EndObject();
   }
   w.EndArray();

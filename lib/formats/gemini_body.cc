@@ -189,6 +189,12 @@ void read(const JsonValue& root, ApiBody& body) {
           std::string_view k = view_of(m.name);
           if (k == "index") {
             body.indexed = true;
+          } else if ((k == "finishReason" || k == "finish_reason") && m.value.IsString() &&
+                     stop_reason_spelled(Format::gemini, stop_reason_named(view_of(m.value))).name !=
+                         view_of(m.value)) {
+            // UNEXPECTED_TOOL_CALL reads as a stop at a call, RECITATION as a refusal:
+            // what Gemini says of them, no other API says.
+            body.unmapped.emplace_back("stop reasons");
           } else if (k != "content" && k != "finishReason" && k != "finish_reason" &&
                      !says_nothing(m.value)) {
             body.unmapped_member(k);

@@ -108,15 +108,25 @@ void read(const JsonValue& root, ApiBody& body) {
       body.parallel_tool_calls = value.GetBool();
     } else if (!body.response && key == "reasoning" && value.IsObject()) {
       std::vector<std::string> unmapped;
+      bool auto_summary = false;
       for (const auto& m : value.GetObject()) {
         std::string_view k = view_of(m.name);
         if (k == "effort" && m.value.IsString()) {
           body.thinking.effort = std::string(view_of(m.value));
           body.thinking.state = body.thinking.effort == "none" ? ThinkingSetting::State::off
                                                                : ThinkingSetting::State::on;
+        } else if (k == "summary" && m.value.IsString() && view_of(m.value) == "auto") {
+          auto_summary = true;
         } else if (!says_nothing(m.value)) {
           unmapped.push_back(fmt::format("{} of reasoning settings", k));
         }
+      }
+      if (auto_summary && body.thinking.state == ThinkingSetting::State::unset) {
+        // No effort, the reasoning shown: reasons as the model sees fit (what
+        // write_request makes of adaptive thinking and Gemini's dynamic budget).
+        body.thinking.state = ThinkingSetting::State::dynamic;
+      } else if (auto_summary) {
+        unmapped.emplace_back("summary of reasoning settings");
       }
       if (body.thinking.state == ThinkingSetting::State::unset && !unmapped.empty()) {
         body.unmapped_member("reasoning");  // without an effort, none of it is written
@@ -257,8 +267,11 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
 // Writes an item of a request's input as the API takes it (the SDK's
 // ResponseInputItem): a reasoning item without an id, thinking from another API, is
 // counted (the API takes back only its own reasoning, by id); an assistant message of
-// output_text parts without annotations is an EasyInputMessage of their text, as
-// paragraphs (an output message needs the id and status only the API gives); an input_image
+// one output_text part without annotations is an EasyInputMessage of its text (the
+// SDK types output_text parts only in an output message, with the id and status only
+// the API gives); one of several parts keeps them, as Codex CLI sends its own
+// (tests/sdk-streams/sdk_types_differences.txt), so that its text blocks stay the
+// blocks they were; an input_image
 // without `detail` has the API's default, "auto".
 void write_input_item(JsonWriter& w, const std::string& item, const BodyDrop& drop) {
   JsonDoc doc;
@@ -275,7 +288,7 @@ void write_input_item(JsonWriter& w, const std::string& item, const BodyDrop& dr
   if (type == "message" && content != doc.MemberEnd() && content->value.IsArray()) {
     JsonValue& parts = content->value;
     bool assistant = string_member(doc, "role").value_or("") == "assistant";
-    bool plain = assistant && find_member(doc, "id") == nullptr && !parts.Empty();
+    bool plain = assistant && find_member(doc, "id") == nullptr && parts.Size() == 1;
     std::string text;
     for (const JsonValue& part : parts.GetArray()) {
       const JsonValue* annotations = part.IsObject() ? find_member(part, "annotations") : nullptr;
@@ -283,8 +296,7 @@ void write_input_item(JsonWriter& w, const std::string& item, const BodyDrop& dr
       plain = plain && part_text && string_member(part, "type").value_or("") == "output_text" &&
               (annotations == nullptr || says_nothing(*annotations));
       if (plain) {
-        text += text.empty() ? "" : "\n\n";  // text blocks, as paragraphs
-        text += *part_text;
+        text = *part_text;
       }
     }
     if (plain) {
@@ -375,8 +387,6 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
   if (thinking.state == ThinkingSetting::State::on) {
     effort = !thinking.effort.empty() ? thinking.effort
                                       : effort_of_budget(thinking.budget.value_or(2048));
-  } else if (thinking.state == ThinkingSetting::State::dynamic) {
-    effort = "medium";  // the API's default effort
   } else if (thinking.state == ThinkingSetting::State::off) {
     effort = "none";
   }
@@ -386,6 +396,11 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
     w.Key("effort");
     write_string(w, effort);
     w.EndObject();
+  } else if (thinking.state == ThinkingSetting::State::dynamic) {
+    // Adaptive thinking, Gemini's dynamic budget: the model's own effort (no `effort`
+    // is the API's default), its reasoning shown as those APIs show it.
+    w.Key("reasoning");
+    write_raw(w, R"({"summary":"auto"})");
   }
   if (!body.modalities.empty()) {
     drop("modalities of request bodies");  // no such setting: a reply is text (and tool calls)
