@@ -114,7 +114,7 @@ COVERS = {
     "tool results without calls": {"tool_result", "tool_use_id", "user"},
     # OpenAI-compatible providers' thinking is the message's `reasoning` member; a
     # Gemini CLI chat's, a `gemini` record's `thoughts`.
-    "thinking blocks": {"thinking", "reasoning", "reasoning_content", "thoughts"},
+    "thinking blocks": {"thinking", "reasoning", "reasoning_content", "thoughts", "thought"},
     # Gemini spells an error result {"error": TEXT}, a result {"output": TEXT}; a Gemini
     # CLI tool call says it again in its "status" ("error", "success").
     "tool error flags": {"is_error", "error", "output", "status"},
@@ -430,6 +430,8 @@ def kind(value):
             return "system"  # a Gemini system instruction on a line of its own
         if value.get("object") == "response":
             return "response"  # a Responses body with no output items, not a `text` part
+        if value.get("thought") is True and "text" in value:
+            return "thought"  # a Gemini thought part: a thinking block, not a text part
         for key in GEMINI_PART_KEYS:
             if key in value:
                 data = value[key]

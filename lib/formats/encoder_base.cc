@@ -152,12 +152,20 @@ bool argument_text_respelled(const Block& block) {
   return parse_object(block.input, doc) && to_json(doc) != block.input;
 }
 
-// True when `item`, an assistant turn of the Responses family, is part of the same
-// reply as `reply` (the items joined so far): reasoning, a tool call, or a message
+// True when `item`, a turn of the Responses family, is part of the same turn as
+// `reply` (the items joined so far): in a reply, reasoning, a tool call, or a message
 // after something that is not one (two messages in a row stay two turns, as they
-// come back).
+// come back); after a call's output, the output of another call (the outputs that
+// answer one reply are one turn of results: Anthropic's user turn, Gemini's user
+// content, the AI SDK's tool message).
 bool item_joins_reply(const Message& reply, const Message& item) {
-  if (!item.is_turn() || item.role != Role::assistant) {
+  if (!item.is_turn() || item.role != reply.role) {
+    return false;
+  }
+  if (reply.role == Role::tool) {
+    return true;
+  }
+  if (reply.role != Role::assistant) {
     return false;
   }
   auto is_text = [](const Block& b) { return b.type == BlockType::text; };
@@ -252,7 +260,7 @@ void EncoderBase::write(Message&& message, Output& out) {
   }
   if (holds_responses_items(message.origin) && !holds_responses_items(m_format) &&
       !format_info(m_format).splits_replies && !message.container && message.is_turn() &&
-      message.role == Role::assistant) {
+      (message.role == Role::assistant || message.role == Role::tool)) {
     m_reply = std::move(message);
     return;
   }
@@ -576,14 +584,8 @@ void EncoderBase::write_translated_body(const JsonValue& root, Format from, bool
     // outputs of its calls that follow one another are the one turn of results that
     // answers it (Anthropic's user turn, Gemini's user content).
     auto joins = [&](const Message& last, const Message& next) {
-      if (!opaque_item_type(last).empty() || !opaque_item_type(next).empty() ||
-          !last.is_turn() || !next.is_turn()) {
-        return false;
-      }
-      if (last.role == Role::tool) {
-        return next.role == Role::tool;
-      }
-      return last.role == Role::assistant && item_joins_reply(last, next);
+      return opaque_item_type(last).empty() && opaque_item_type(next).empty() && last.is_turn() &&
+             item_joins_reply(last, next);
     };
     for (Message& message : held) {
       if (!merged.empty() && joins(merged.back(), message)) {

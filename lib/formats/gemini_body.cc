@@ -136,6 +136,8 @@ void read_generation_config(const JsonValue& config, ApiBody& body) {
       } else if (const JsonValue* include = either_member(value, "includeThoughts", "include_thoughts");
                  include != nullptr && include->IsBool() && include->GetBool()) {
         body.thinking.state = ThinkingSetting::State::dynamic;  // thinks as it sees fit
+      } else if (!says_nothing(value)) {
+        body.unmapped_member(key);  // includeThoughts false: thinks, its thoughts not shown
       }
     } else if (!says_nothing(value)) {
       body.unmapped_member(key);
