@@ -269,9 +269,9 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
 // counted (the API takes back only its own reasoning, by id); an assistant message of
 // one output_text part without annotations is an EasyInputMessage of its text (the
 // SDK types output_text parts only in an output message, with the id and status only
-// the API gives); one of several parts keeps them, as Codex CLI sends its own
-// (tests/sdk-streams/sdk_types_differences.txt), so that its text blocks stay the
-// blocks they were; an input_image
+// the API gives); one of several parts keeps them, with the empty `annotations` the
+// SDK's input content requires, so that its text blocks stay the blocks they were; an
+// input_image
 // without `detail` has the API's default, "auto".
 void write_input_item(JsonWriter& w, const std::string& item, const BodyDrop& drop) {
   JsonDoc doc;
@@ -308,6 +308,12 @@ void write_input_item(JsonWriter& w, const std::string& item, const BodyDrop& dr
         if (part.IsObject() && string_member(part, "type").value_or("") == "input_image" &&
             find_member(part, "detail") == nullptr) {
           part.AddMember("detail", "auto", doc.GetAllocator());
+        }
+        // ResponseOutputText requires its annotations: none, for text from another API.
+        if (assistant && part.IsObject() &&
+            string_member(part, "type").value_or("") == "output_text" &&
+            find_member(part, "annotations") == nullptr) {
+          part.AddMember("annotations", JsonValue(rapidjson::kArrayType), doc.GetAllocator());
         }
       }
     }
