@@ -267,11 +267,8 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
 // Writes an item of a request's input as the API takes it (the SDK's
 // ResponseInputItem): a reasoning item without an id, thinking from another API, is
 // counted (the API takes back only its own reasoning, by id); an assistant message of
-// one output_text part without annotations is an EasyInputMessage of its text (the
-// SDK types output_text parts only in an output message, with the id and status only
-// the API gives); one of several parts keeps them, with the empty `annotations` the
-// SDK's input content requires, so that its text blocks stay the blocks they were; an
-// input_image
+// output_text parts without annotations is an EasyInputMessage of their text, as
+// paragraphs (an output message needs the id and status only the API gives); an input_image
 // without `detail` has the API's default, "auto".
 void write_input_item(JsonWriter& w, const std::string& item, const BodyDrop& drop) {
   JsonDoc doc;
@@ -288,7 +285,7 @@ void write_input_item(JsonWriter& w, const std::string& item, const BodyDrop& dr
   if (type == "message" && content != doc.MemberEnd() && content->value.IsArray()) {
     JsonValue& parts = content->value;
     bool assistant = string_member(doc, "role").value_or("") == "assistant";
-    bool plain = assistant && find_member(doc, "id") == nullptr && parts.Size() == 1;
+    bool plain = assistant && find_member(doc, "id") == nullptr && !parts.Empty();
     std::string text;
     for (const JsonValue& part : parts.GetArray()) {
       const JsonValue* annotations = part.IsObject() ? find_member(part, "annotations") : nullptr;
@@ -296,7 +293,8 @@ void write_input_item(JsonWriter& w, const std::string& item, const BodyDrop& dr
       plain = plain && part_text && string_member(part, "type").value_or("") == "output_text" &&
               (annotations == nullptr || says_nothing(*annotations));
       if (plain) {
-        text = *part_text;
+        text += text.empty() ? "" : "\n\n";  // text blocks, as paragraphs
+        text += *part_text;
       }
     }
     if (plain) {
@@ -308,12 +306,6 @@ void write_input_item(JsonWriter& w, const std::string& item, const BodyDrop& dr
         if (part.IsObject() && string_member(part, "type").value_or("") == "input_image" &&
             find_member(part, "detail") == nullptr) {
           part.AddMember("detail", "auto", doc.GetAllocator());
-        }
-        // ResponseOutputText requires its annotations: none, for text from another API.
-        if (assistant && part.IsObject() &&
-            string_member(part, "type").value_or("") == "output_text" &&
-            find_member(part, "annotations") == nullptr) {
-          part.AddMember("annotations", JsonValue(rapidjson::kArrayType), doc.GetAllocator());
         }
       }
     }
