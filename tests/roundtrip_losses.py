@@ -146,8 +146,11 @@ COVERS = {
                           "usage_metadata", "tokens"},
     "thought timestamps": {"timestamp"},
     # Bodies translated whole (lib/formats/api_body.h).
-    "cache write token counts": {"cache_creation_input_tokens", "cache_creation",
-                                 "cache_write_tokens"},  # OpenRouter's, in Chat usage
+    # The Responses API and Gemini count a prompt's cache writes in its input tokens (there
+    # is no count of their own): Anthropic's input_tokens comes back with them in it. Chat
+    # carries them as OpenRouter reports them (cache_write_tokens).
+    "cache write token counts": {"cache_creation_input_tokens", "cache_creation", "input_tokens",
+                                 "cache_write_tokens"},
     "reasoning token counts": {"reasoning_tokens", "thoughts_token_count", "candidates_token_count",
                                "completion_tokens_details", "output_tokens_details"},
     # A Responses reasoning item is a thinking block (as "thinking blocks" says), and so

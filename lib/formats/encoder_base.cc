@@ -152,6 +152,55 @@ bool argument_text_respelled(const Block& block) {
   return json_object_as_written(block.input) == false;
 }
 
+// True when `item`, a turn of the Responses family, is part of the same turn as
+// `reply` (the items joined so far): in a reply, reasoning, a tool call, or a message
+// after something that is not one (two messages in a row stay two turns, as they
+// come back); after a call's output, the output of another call (the outputs that
+// answer one reply are one turn of results: Anthropic's user turn, Gemini's user
+// content, the AI SDK's tool message).
+bool item_joins_reply(const Message& reply, const Message& item) {
+  if (!item.is_turn() || item.role != reply.role) {
+    return false;
+  }
+  if (reply.role == Role::tool) {
+    return true;
+  }
+  if (reply.role != Role::assistant) {
+    return false;
+  }
+  auto is_text = [](const Block& b) { return b.type == BlockType::text; };
+  const Content& held = reply.content;
+  bool held_ends_in_text = !held.is_blocks() || (!held.blocks.empty() && is_text(held.blocks.back()));
+  bool starts_with_text = !item.content.is_blocks() ||
+                          (!item.content.blocks.empty() && is_text(item.content.blocks.front()));
+  return !(held_ends_in_text && starts_with_text);
+}
+
+// Appends the blocks of `item` to `reply` (the turn's usage is the first item's
+// that has one).
+void append_reply_item(Message& reply, Message&& item) {
+  auto as_blocks = [](Content& content) {
+    if (!content.is_blocks()) {
+      std::string text = std::move(content.text);
+      bool had_text = content.form == Content::Form::string;
+      content = Content{};
+      content.form = Content::Form::blocks;
+      if (had_text) {
+        content.blocks.push_back(Block::make_text(std::move(text)));
+      }
+    }
+  };
+  as_blocks(reply.content);
+  as_blocks(item.content);
+  for (Block& block : item.content.blocks) {
+    reply.content.blocks.push_back(std::move(block));
+  }
+  if (reply.usage->empty()) {
+    reply.usage = item.usage;
+  }
+  reply.modified = true;
+}
+
 }  // namespace
 
 void EncoderBase::write(Message&& message, Output& out) {
@@ -211,7 +260,7 @@ void EncoderBase::write(Message&& message, Output& out) {
   }
   if (holds_responses_items(message.origin) && !holds_responses_items(m_format) &&
       !format_info(m_format).splits_replies && !message.container && message.is_turn() &&
-      message.role == Role::assistant) {
+      (message.role == Role::assistant || message.role == Role::tool)) {
     m_reply = std::move(message);
     return;
   }
@@ -233,16 +282,8 @@ void EncoderBase::encode_and_write(const Message& message, Output& out) {
 // hold in the same turn: reasoning, a tool call, or a message after something that
 // is not one (two messages in a row stay two turns, as they come back).
 bool EncoderBase::joins_reply(const Message& message) const {
-  if (!holds_responses_items(message.origin) || message.container || !message.is_turn() ||
-      message.role != Role::assistant || message.where.file != m_reply->where.file) {
-    return false;
-  }
-  auto is_text = [](const Block& b) { return b.type == BlockType::text; };
-  const Content& held = m_reply->content;
-  bool held_ends_in_text = !held.is_blocks() || (!held.blocks.empty() && is_text(held.blocks.back()));
-  bool starts_with_text = !message.content.is_blocks() ||
-                          (!message.content.blocks.empty() && is_text(message.content.blocks.front()));
-  return !(held_ends_in_text && starts_with_text);
+  return holds_responses_items(message.origin) && !message.container &&
+         message.where.file == m_reply->where.file && item_joins_reply(*m_reply, message);
 }
 
 void EncoderBase::join_reply(Message&& message) {
@@ -251,30 +292,10 @@ void EncoderBase::join_reply(Message&& message) {
     drop(fmt::format("{} blocks", type), message);
     return;
   }
-  Message& reply = *m_reply;
-  if (message.timestamp != reply.timestamp && format_info(m_format).holds_timestamps) {
+  if (message.timestamp != m_reply->timestamp && format_info(m_format).holds_timestamps) {
     drop("timestamps", message);  // the turn has one: its first item's
   }
-  auto as_blocks = [](Content& content) {
-    if (!content.is_blocks()) {
-      std::string text = std::move(content.text);
-      bool had_text = content.form == Content::Form::string;
-      content = Content{};
-      content.form = Content::Form::blocks;
-      if (had_text) {
-        content.blocks.push_back(Block::make_text(std::move(text)));
-      }
-    }
-  };
-  as_blocks(reply.content);
-  as_blocks(message.content);
-  for (Block& block : message.content.blocks) {
-    reply.content.blocks.push_back(std::move(block));
-  }
-  if (reply.usage->empty()) {
-    reply.usage = message.usage;
-  }
-  reply.modified = true;
+  append_reply_item(*m_reply, std::move(message));
 }
 
 void EncoderBase::write_reply(Output& out) {
@@ -556,6 +577,23 @@ void EncoderBase::write_translated_body(const JsonValue& root, Format from, bool
     if (!first) {
       reply.touch();
       merged.insert(merged.begin(), std::move(reply));
+    }
+    held = std::move(merged);
+  } else if (!response && holds_responses_items(from) && !holds_responses_items(m_format)) {
+    // A request's input holds each reply as its items (reasoning, message, function
+    // calls): one assistant turn in the other APIs, joined as a file of items is. The
+    // outputs of its calls that follow one another are the one turn of results that
+    // answers it (Anthropic's user turn, Gemini's user content).
+    auto joins = [&](const Message& last, const Message& next) {
+      return opaque_item_type(last).empty() && opaque_item_type(next).empty() && last.is_turn() &&
+             item_joins_reply(last, next);
+    };
+    for (Message& message : held) {
+      if (!merged.empty() && joins(merged.back(), message)) {
+        append_reply_item(merged.back(), std::move(message));
+      } else {
+        merged.push_back(std::move(message));
+      }
     }
     held = std::move(merged);
   }

@@ -231,8 +231,9 @@ class EncoderBase : public Encoder {
   void close_container(Output& out);
   void write_drained(Output& out);
   // A run of assistant items of the Responses family (reasoning, a message, tool
-  // calls) is one reply: written outside the family as one assistant turn, held in
-  // `m_reply` until something else comes (encoder_base.cc).
+  // calls) is one reply, and a run of call outputs one turn of results: written
+  // outside the family as one turn, held in `m_reply` until something else comes
+  // (encoder_base.cc).
   bool joins_reply(const Message& message) const;
   void join_reply(Message&& message);
   void write_reply(Output& out);

@@ -37,8 +37,16 @@ void read_tools(const JsonValue& tools, ApiBody& body) {
         strict != nullptr && strict->IsBool()) {
       spec.strict = strict->GetBool();
     }
+    // OpenRouter's and LiteLLM's Anthropic cache marker on a tool.
     if (const JsonValue* cache = find_member(tool, "cache_control"); cache != nullptr) {
-      spec.cache_control = to_json(*cache);  // OpenRouter's, beside `function`
+      spec.cache_control = to_json(*cache);
+    }
+    for (const auto& member : tool.GetObject()) {
+      std::string_view key = view_of(member.name);
+      if (key != "type" && key != "function" && key != "cache_control" &&
+          !says_nothing(member.value)) {
+        body.unmapped.push_back(fmt::format("{} of tools", key));
+      }
     }
     body.tools.push_back(std::move(spec));
   }

@@ -108,15 +108,25 @@ void read(const JsonValue& root, ApiBody& body) {
       body.parallel_tool_calls = value.GetBool();
     } else if (!body.response && key == "reasoning" && value.IsObject()) {
       std::vector<std::string> unmapped;
+      bool auto_summary = false;
       for (const auto& m : value.GetObject()) {
         std::string_view k = view_of(m.name);
         if (k == "effort" && m.value.IsString()) {
           body.thinking.effort = std::string(view_of(m.value));
           body.thinking.state = body.thinking.effort == "none" ? ThinkingSetting::State::off
                                                                : ThinkingSetting::State::on;
+        } else if (k == "summary" && m.value.IsString() && view_of(m.value) == "auto") {
+          auto_summary = true;
         } else if (!says_nothing(m.value)) {
           unmapped.push_back(fmt::format("{} of reasoning settings", k));
         }
+      }
+      if (auto_summary && body.thinking.state == ThinkingSetting::State::unset) {
+        // No effort, the reasoning shown: reasons as the model sees fit (what
+        // write_request makes of adaptive thinking and Gemini's dynamic budget).
+        body.thinking.state = ThinkingSetting::State::dynamic;
+      } else if (auto_summary) {
+        unmapped.emplace_back("summary of reasoning settings");
       }
       if (body.thinking.state == ThinkingSetting::State::unset && !unmapped.empty()) {
         body.unmapped_member("reasoning");  // without an effort, none of it is written
@@ -375,8 +385,6 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
   if (thinking.state == ThinkingSetting::State::on) {
     effort = !thinking.effort.empty() ? thinking.effort
                                       : effort_of_budget(thinking.budget.value_or(2048));
-  } else if (thinking.state == ThinkingSetting::State::dynamic) {
-    effort = "medium";  // the API's default effort
   } else if (thinking.state == ThinkingSetting::State::off) {
     effort = "none";
   }
@@ -386,6 +394,11 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
     w.Key("effort");
     write_string(w, effort);
     w.EndObject();
+  } else if (thinking.state == ThinkingSetting::State::dynamic) {
+    // Adaptive thinking, Gemini's dynamic budget: the model's own effort (no `effort`
+    // is the API's default), its reasoning shown as those APIs show it.
+    w.Key("reasoning");
+    write_raw(w, R"({"summary":"auto"})");
   }
   if (!body.modalities.empty()) {
     drop("modalities of request bodies");  // no such setting: a reply is text (and tool calls)

@@ -183,9 +183,13 @@ void decode_reasoning(const JsonValue& item, const std::string& path, Message& m
   if (text.empty()) {
     add(find_member(item, "content"), "text", "content");
   }
-  if (text.empty()) {
-    // Nothing readable (encrypted content only): an opaque block, which only this
-    // family writes back; an empty thinking block would be noise elsewhere.
+  const JsonValue* id = find_member(item, "id");
+  const JsonValue* encrypted = find_member(item, "encrypted_content");
+  bool unread = (id != nullptr && !id->IsNull()) || (encrypted != nullptr && !encrypted->IsNull());
+  if (text.empty() && unread) {
+    // Nothing readable (an id or encrypted content only): an opaque block, which only
+    // this family writes back; an empty thinking block would be noise elsewhere. An
+    // item with neither is empty thinking (another API's, as convo writes it).
     decode_opaque(item, "reasoning", message);
     return;
   }
@@ -575,6 +579,13 @@ class ItemWriter {
         }
         if (!block.name.empty()) {
           part.set_string("filename", block.name);
+        }
+        // A file by URL or id has no place for its media type (a PDF's is read back
+        // from its name); a data URL holds it.
+        bool told = block.source.type == MediaSource::Type::base64 ||
+                    (block.source.media_type == "application/pdf" && block.name.ends_with(".pdf"));
+        if (!block.source.media_type.empty() && !told) {
+          m_drop("mime types of file blocks");
         }
       }
     }
