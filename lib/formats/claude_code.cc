@@ -329,8 +329,10 @@ class ClaudeCodeEncoder final : public EncoderBase {
   using Piece = std::pair<std::size_t, std::size_t>;
 
   // The records a turn of another format becomes, as pieces of its content: one per
-  // block of an assistant turn; for a user turn, one per tool result and one per run
-  // of other blocks; the whole turn when its content is not blocks or has one.
+  // block of an assistant turn (a run of texts in one: formats of one text per turn
+  // would join them); for a user turn, one per tool result and one per run of other
+  // blocks; the whole turn when its content is not blocks or has one. EncoderBase's
+  // record_cut_kept knows this cut.
   static std::vector<Piece> record_pieces(const Message& m) {
     const std::size_t n = m.content.is_blocks() ? m.content.blocks.size() : 0;
     if (n < 2) {
@@ -339,8 +341,11 @@ class ClaudeCodeEncoder final : public EncoderBase {
     std::vector<Piece> pieces;
     const bool assistant = m.role == Role::assistant;
     auto result = [&](std::size_t i) { return m.content.blocks[i].type == BlockType::tool_result; };
+    auto text = [&](std::size_t i) { return m.content.blocks[i].type == BlockType::text; };
     for (std::size_t i = 0; i < n; ++i) {
-      if (!assistant && i > 0 && !result(i) && !result(i - 1)) {
+      if (assistant && i > 0 && text(i) && text(i - 1)) {
+        pieces.back().second = i + 1;  // a run of texts
+      } else if (!assistant && i > 0 && !result(i) && !result(i - 1)) {
         pieces.back().second = i + 1;  // a run of blocks that are not tool results
       } else {
         pieces.emplace_back(i, i + 1);

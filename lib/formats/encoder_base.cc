@@ -274,7 +274,9 @@ bool EncoderBase::record_cut_kept(const Message& message) const {
     return true;
   }
   if (message.role == Role::assistant) {
-    return false;
+    // The claude-code writer keeps a run of texts in one record.
+    return std::all_of(message.content.blocks.begin(), message.content.blocks.end(),
+                       [](const Block& b) { return b.type == BlockType::text; });
   }
   return std::none_of(message.content.blocks.begin(), message.content.blocks.end(),
                       [](const Block& b) { return b.type == BlockType::tool_result; });
