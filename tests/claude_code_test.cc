@@ -122,8 +122,8 @@ TEST_CASE("claude-code to openai keeps turns and tool pairs, reports the rest", 
   CHECK(result.warnings[0] ==
         "dropped what the output format cannot hold: openai cannot hold summary records (1), "
         "timestamps (1), Claude Code record envelopes (4), message ids (2), model names (2), usage (2), "
-        "thinking blocks (1), thinking-only assistant messages (1), stop reasons (1), caller of tool_use blocks (1), progress records (1), "
-        "tool use results (1), "
+        "stop reasons (1), caller of tool_use blocks (1), progress records (1), thinking blocks (1), "
+        "thinking-only assistant messages (1), tool use results (1), "
         "system records (1), file-history-snapshot records (1), brand-new-record records (1) "
         "(--strict makes this an error)");
 }

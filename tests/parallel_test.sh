@@ -19,8 +19,6 @@ python3 "$gen" --format claude-code --messages 3000 --seed 7 >"$tmp/corpus.jsonl
 # Each block is a separate input, so the format is named rather than detected
 # block by block.
 commands=(
-  "convert --from claude-code --to openai"
-  "convert --from claude-code --to anthropic"
   "convert --from claude-code --to claude-code"
   "filter --from claude-code --include-types human,ai"
   "buffer-string --from claude-code"
@@ -40,10 +38,11 @@ for command in "${commands[@]}"; do
     status=1
   fi
 done
-# Those that look across records (a run to merge, a tool call and its result):
-# one file per job, in order.
+# Those that look across records (a run to merge, a tool call and its result, the
+# records of one Claude Code response written as one turn): one file per job, in order.
 (cd "$tmp" && split -n l/8 -d --additional-suffix=.jsonl corpus.jsonl part)
-for command in "merge-runs" "filter --exclude-tool-calls"; do
+for command in "merge-runs" "filter --exclude-tool-calls" \
+               "convert --from claude-code --to openai" "convert --from claude-code --to anthropic"; do
   # shellcheck disable=SC2086
   "$binary" $command "$tmp"/part*.jsonl >"$tmp/one" 2>/dev/null
   parallel --will-cite -k "$binary" $command ::: "$tmp"/part*.jsonl >"$tmp/many" 2>/dev/null

@@ -81,6 +81,14 @@ COVERS = {
         # where a user record came from (a task notification), an agent team's name.
         "entrypoint", "prompt_id", "origin", "team_name"},
     "message ids": {"id", "message_id"},
+    # A Claude Code record holding its blocks otherwise than Claude Code cuts a response
+    # (one record per block, one user record per tool result): written elsewhere as a
+    # turn, it comes back cut as Claude Code cuts it, its blocks in other records.
+    # Parallel tool results in the order they finished, held by the target in the calls
+    # they answer: they come back in the calls' order.
+    "order of tool results": {"user", "tool_use_id"},
+    "claude code record splits": {"assistant", "user", "text", "thinking", "tool_use",
+                                  "tool_result", "image", "document"},
     "usage": {"usage", "cache_creation", "cache_read_input_tokens",
               "cache_creation_input_tokens", "service_tier", "server_tool_use",
               "tokens", "usage_metadata"},  # Gemini CLI's and Gemini's spellings
@@ -368,7 +376,7 @@ def says_something(record):
 # when the record it writes had none: Claude Code loads no session without them
 # (../shared/cc-oracle), and the ids and times are derived, not read.
 CLAUDE_CODE_ENVELOPE = ("uuid", "parentUuid", "sessionId", "cwd", "version", "userType",
-                        "isSidechain", "timestamp")
+                        "isSidechain", "timestamp", "requestId")
 
 
 def without_invented_envelope(own_records, back_records):

@@ -221,6 +221,24 @@ std::string derived_message_id(std::string_view uuid) {
   return fmt::format("msg_{:016x}{:08x}", hi, lo >> 32);
 }
 
+// Member `key` of the Anthropic response a message of another format is (a line
+// of Messages API responses), or null.
+const JsonValue* response_member(const Message& m, std::string_view key) {
+  if (!uses_anthropic_blocks(m.origin) || m.json == nullptr || !m.json->IsObject() ||
+      !format_traits(m.origin).message_member.empty()) {
+    return nullptr;
+  }
+  const JsonValue* value = find_member(*m.json, key);
+  return value != nullptr && value->IsObject() ? value : nullptr;
+}
+
+// "req_" and 24 hex digits made from a response's message id: the request id its
+// records share.
+std::string derived_request_id(std::string_view message_id) {
+  auto [hi, lo] = hash128(fmt::format("request:{}", message_id));
+  return fmt::format("req_{:016x}{:08x}", hi, lo >> 32);
+}
+
 // Claude Code's stop_reason for another format's: OpenAI's finish_reason, OpenCode's
 // finish, LangChain's; an Anthropic one stays. Empty when there is none to give.
 std::string_view anthropic_stop_reason(std::string_view reason) {
@@ -272,14 +290,29 @@ class ClaudeCodeEncoder final : public EncoderBase {
         return;
       }
     }
-    rapidjson::StringBuffer buffer;
-    JsonWriter writer(buffer);
     if (same_format(message)) {
+      rapidjson::StringBuffer buffer;
+      JsonWriter writer(buffer);
       write_record(writer, message);
-    } else {
-      write_new_record(writer, message);
+      values.emplace_back(buffer.GetString(), buffer.GetSize());
+      return;
     }
-    values.emplace_back(buffer.GetString(), buffer.GetSize());
+    // Claude Code writes a response one record per content block, sharing the
+    // response's message.id (and requestId), and each tool result in a user record
+    // of its own: a turn of another format is written the same way.
+    const std::vector<Piece> pieces = record_pieces(message);
+    Cut cut;
+    cut.message_id = message.meta->message_id;
+    cut.request_id = message.meta->request_id;
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      rapidjson::StringBuffer buffer;
+      JsonWriter writer(buffer);
+      cut.piece = pieces[i];
+      cut.first = i == 0;
+      cut.split = pieces.size() > 1;
+      write_new_record(writer, message, cut);
+      values.emplace_back(buffer.GetString(), buffer.GetSize());
+    }
   }
 
  private:
@@ -292,10 +325,65 @@ class ClaudeCodeEncoder final : public EncoderBase {
     std::optional<std::int64_t> last_ms;  // the last record's time
   };
 
-  // Writes a turn of another format as a Claude Code record that Claude Code loads:
-  // the chain fields derived from the input (the Chain), the message as Claude Code
-  // writes it (an API response for assistant records).
-  void write_new_record(JsonWriter& w, const Message& m) {
+  // Blocks [first, second) of a turn's content.
+  using Piece = std::pair<std::size_t, std::size_t>;
+
+  // The records a turn of another format becomes, as pieces of its content: one per
+  // block of an assistant turn (a run of texts in one: formats of one text per turn
+  // would join them); for a user turn, one per tool result and one per run of other
+  // blocks; the whole turn when its content is not blocks or has one. EncoderBase's
+  // record_cut_kept knows this cut.
+  static std::vector<Piece> record_pieces(const Message& m) {
+    const std::size_t n = m.content.is_blocks() ? m.content.blocks.size() : 0;
+    if (n < 2) {
+      return {{0, n}};
+    }
+    std::vector<Piece> pieces;
+    const bool assistant = m.role == Role::assistant;
+    auto result = [&](std::size_t i) { return m.content.blocks[i].type == BlockType::tool_result; };
+    auto text = [&](std::size_t i) { return m.content.blocks[i].type == BlockType::text; };
+    for (std::size_t i = 0; i < n; ++i) {
+      if (assistant && i > 0 && text(i) && text(i - 1)) {
+        pieces.back().second = i + 1;  // a run of texts
+      } else if (!assistant && i > 0 && !result(i) && !result(i - 1)) {
+        pieces.back().second = i + 1;  // a run of blocks that are not tool results
+      } else {
+        pieces.emplace_back(i, i + 1);
+      }
+    }
+    return pieces;
+  }
+
+  // One record of a turn written over several: which blocks, and the ids its records
+  // share (derived from the first record's uuid when the turn has none).
+  struct Cut {
+    Piece piece;
+    bool first = true;   // losses are counted on the first record
+    bool split = false;  // the turn is written over more than one record
+    std::string message_id;
+    std::string request_id;
+  };
+
+  // Writes a piece of a turn of another format as a Claude Code record that Claude
+  // Code loads: the chain fields derived from the input (the Chain), the message as
+  // Claude Code writes it (an API response for assistant records).
+  void write_new_record(JsonWriter& w, const Message& m, Cut& cut) {
+    Content piece_content;
+    const bool part = m.content.is_blocks() &&
+                      (cut.piece.first != 0 || cut.piece.second != m.content.blocks.size());
+    if (part) {
+      piece_content.form = Content::Form::blocks;
+      piece_content.blocks.assign(
+          m.content.blocks.begin() + static_cast<std::ptrdiff_t>(cut.piece.first),
+          m.content.blocks.begin() + static_cast<std::ptrdiff_t>(cut.piece.second));
+    }
+    const Content& mc = part ? piece_content : m.content;
+    const bool first = cut.first;
+    auto drop = [&](std::string_view what, const Message& message) {
+      if (first) {
+        EncoderBase::drop(what, message);
+      }
+    };
     const RecordMeta& e = *m.meta;
     std::string file = m.where.file ? *m.where.file : std::string("-");
     if (file != m_chain.file || m_chain.position == 0) {
@@ -305,15 +393,15 @@ class ClaudeCodeEncoder final : public EncoderBase {
     const std::size_t position = m_chain.position++;
     const bool assistant = m.role == Role::assistant;
     std::string_view type = assistant ? "assistant" : "user";
-    DropFn drop_block = [&](std::string_view what) { drop(what, m); };
+    DropFn drop_block = [&](std::string_view what) { EncoderBase::drop(what, m); };
     const bool keep = uses_anthropic_blocks(m.origin);
     auto content_json = [&](const DropFn& on_drop) {
       rapidjson::StringBuffer buffer;
       JsonWriter cw(buffer);
-      write_anthropic_content(cw, m.content, keep, on_drop);
+      write_anthropic_content(cw, mc, keep, on_drop);
       return std::string(buffer.GetString(), buffer.GetSize());
     };
-    std::string content = m.content.form == Content::Form::absent
+    std::string content = mc.form == Content::Form::absent
                               ? std::string()
                               : content_json([](std::string_view) {});
 
@@ -361,13 +449,16 @@ class ClaudeCodeEncoder final : public EncoderBase {
         if (!e.model.empty()) {
           message.set_string("model", e.model);
         }
-        message.set_string("id", e.message_id.empty() ? derived_message_id(uuid) : e.message_id);
+        if (cut.message_id.empty()) {
+          cut.message_id = derived_message_id(uuid);
+        }
+        message.set_string("id", cut.message_id);
         message.set_string("type", "message");
       }
       message.set_string("role", type);
       if (!content.empty()) {
         message.set("content", [&](JsonWriter& cw) {
-          write_anthropic_content(cw, m.content, keep, drop_block);
+          write_anthropic_content(cw, mc, keep, drop_block);
         });
       }
       if (assistant) {
@@ -400,9 +491,22 @@ class ClaudeCodeEncoder final : public EncoderBase {
             usage.write();
           });
         }
+        // Members of an Anthropic response that Claude Code keeps in the message as
+        // the API sent it: the code execution container the response ran in.
+        if (const JsonValue* container = response_member(m, "container")) {
+          message.set_raw("container", to_json(*container));
+        }
       }
       message.write();
     });
+    if (assistant && cut.split) {
+      // The records of one response share its request: usage counters (convo usage,
+      // ccusage) count a response once by message.id and requestId.
+      if (cut.request_id.empty()) {
+        cut.request_id = derived_request_id(cut.message_id);
+      }
+      record.set_string("requestId", cut.request_id);
+    }
     if (e.is_meta) {
       record.set_bool("isMeta", true);
     }

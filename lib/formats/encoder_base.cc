@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <utility>
 
 #include "formats/anthropic_blocks.h"
 #include "formats/format.h"
@@ -201,6 +202,19 @@ void append_reply_item(Message& reply, Message&& item) {
   reply.modified = true;
 }
 
+bool thinking_alone(const Content& content) {
+  return content.is_blocks() && !content.blocks.empty() &&
+         std::all_of(content.blocks.begin(), content.blocks.end(), [](const Block& b) {
+           return b.type == BlockType::thinking || b.type == BlockType::redacted_thinking;
+         });
+}
+
+bool all_tool_results(const Content& content) {
+  return content.is_blocks() && !content.blocks.empty() &&
+         std::all_of(content.blocks.begin(), content.blocks.end(),
+                     [](const Block& b) { return b.type == BlockType::tool_result; });
+}
+
 }  // namespace
 
 void EncoderBase::write(Message&& message, Output& out) {
@@ -211,8 +225,10 @@ void EncoderBase::write(Message&& message, Output& out) {
     }
     // Bookkeeping lines between the items (Codex's event_msg, turn_context) are
     // dropped by every other format: they do not end the reply.
-    bool passes = holds_responses_items(message.origin) && !message.container &&
-                  message.kind != Kind::turn && message.kind != Kind::invalid;
+    bool passes = (holds_responses_items(message.origin) ||
+                   format_traits(message.origin).splits_replies) &&
+                  !message.container && message.kind != Kind::turn &&
+                  message.kind != Kind::invalid;
     if (!passes) {
       write_reply(out);
     }
@@ -258,13 +274,107 @@ void EncoderBase::write(Message&& message, Output& out) {
     drop(fmt::format("{} blocks", type), message);
     return;
   }
-  if (holds_responses_items(message.origin) && !holds_responses_items(m_format) &&
-      !format_info(m_format).splits_replies && !message.container && message.is_turn() &&
-      (message.role == Role::assistant || message.role == Role::tool)) {
+  if (starts_reply(message)) {
     m_reply = std::move(message);
+    m_reply_cut_kept = record_cut_kept(*m_reply);
+    m_reply_thinking_records =
+        format_traits(m_reply->origin).splits_replies && thinking_alone(m_reply->content) ? 1 : 0;
     return;
   }
+  if (!record_cut_kept(message)) {
+    drop("Claude Code record splits", message);
+  }
+  note_calls(message);
   encode_and_write(message, out);
+}
+
+
+// A record of a reply that its log splits over records (Claude Code writes a
+// response one record per content block, sharing message.id, and each tool result
+// in a user record of its own), read for a format that holds a reply as one turn.
+bool EncoderBase::splits_record(const Message& message) const {
+  if (!format_traits(message.origin).splits_replies || format_info(m_format).splits_replies ||
+      !message.is_turn()) {
+    return false;
+  }
+  return message.role == Role::assistant ? !message.meta->message_id.empty()
+                                         : message.role == Role::user &&
+                                               all_tool_results(message.content);
+}
+
+// False when `message`, a Claude Code record written in another format, holds its
+// blocks otherwise than the Claude Code writer cuts a turn (one record per block of
+// a response, one per tool result): the way back cuts it otherwise.
+bool EncoderBase::record_cut_kept(const Message& message) const {
+  if (!format_traits(message.origin).splits_replies || format_info(m_format).splits_replies ||
+      !message.is_turn() || !message.content.is_blocks() ||
+      message.content.blocks.size() < 2) {
+    return true;
+  }
+  // Only a record as it was read: a turn a stage made of several (normalize-for-api's
+  // merge) was cut by the stage, not by this conversion.
+  std::string_view member = format_traits(message.origin).message_member;
+  const JsonValue* inner = message.json != nullptr && message.json->IsObject() && !member.empty()
+                               ? find_member(*message.json, member)
+                               : nullptr;
+  const JsonValue* read = inner != nullptr && inner->IsObject() ? find_member(*inner, "content")
+                                                                : nullptr;
+  if (read == nullptr || !read->IsArray() || read->Size() != message.content.blocks.size()) {
+    return true;
+  }
+  if (message.role == Role::assistant) {
+    // The claude-code writer keeps a run of texts in one record.
+    return std::all_of(message.content.blocks.begin(), message.content.blocks.end(),
+                       [](const Block& b) { return b.type == BlockType::text; });
+  }
+  return std::none_of(message.content.blocks.begin(), message.content.blocks.end(),
+                      [](const Block& b) { return b.type == BlockType::tool_result; });
+}
+
+// Remembers the tool calls of a Claude Code assistant turn, in their order: the
+// results after it are held in them by a format whose results sit in their calls.
+void EncoderBase::note_calls(const Message& message) {
+  if (!format_traits(message.origin).splits_replies || message.role != Role::assistant ||
+      !message.is_turn()) {
+    return;
+  }
+  m_call_ids.clear();
+  for (const Block& b : message.content.blocks) {
+    if (b.type == BlockType::tool_use) {
+      m_call_ids.push_back(b.id);
+    }
+  }
+}
+
+// True when the tool results of `message` (the user records of a Claude Code
+// response's parallel calls) came in another order than the calls.
+bool EncoderBase::results_reordered(const Message& message) const {
+  std::vector<const std::string*> calls;
+  for (const Block& b : message.content.blocks) {
+    if (b.type == BlockType::tool_result &&
+        std::find(m_call_ids.begin(), m_call_ids.end(), b.id) != m_call_ids.end()) {
+      calls.push_back(&b.id);
+    }
+  }
+  auto at = m_call_ids.begin();
+  for (const std::string* id : calls) {
+    at = std::find(at, m_call_ids.end(), *id);
+    if (at == m_call_ids.end()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// An assistant item of the Responses family outside the family, or a Claude Code
+// record of a split reply: held in `m_reply` for what joins it.
+bool EncoderBase::starts_reply(const Message& message) const {
+  if (splits_record(message)) {
+    return true;
+  }
+  return holds_responses_items(message.origin) && !holds_responses_items(m_format) &&
+         !format_info(m_format).splits_replies && !message.container && message.is_turn() &&
+         (message.role == Role::assistant || message.role == Role::tool);
 }
 
 void EncoderBase::encode_and_write(const Message& message, Output& out) {
@@ -281,7 +391,27 @@ void EncoderBase::encode_and_write(const Message& message, Output& out) {
 // An assistant item of the same input as the reply held, which the other formats
 // hold in the same turn: reasoning, a tool call, or a message after something that
 // is not one (two messages in a row stay two turns, as they come back).
+//
+// A Claude Code record joins the records of its reply right before it: the same
+// message.id, or tool results after tool results.
 bool EncoderBase::joins_reply(const Message& message) const {
+  if (format_traits(m_reply->origin).splits_replies) {
+    if (!splits_record(message) || message.origin != m_reply->origin ||
+        message.where.file != m_reply->where.file || message.role != m_reply->role) {
+      return false;
+    }
+    if (message.role == Role::user) {
+      return true;
+    }
+    // Two texts in a row stay two turns (formats of one text per message join them).
+    auto is_text = [](const Block& b) { return b.type == BlockType::text; };
+    const Content& held = m_reply->content;
+    bool text_after_text = held.is_blocks() && !held.blocks.empty() &&
+                           is_text(held.blocks.back()) && message.content.is_blocks() &&
+                           !message.content.blocks.empty() &&
+                           is_text(message.content.blocks.front());
+    return message.meta->message_id == m_reply->meta->message_id && !text_after_text;
+  }
   return holds_responses_items(message.origin) && !message.container &&
          message.where.file == m_reply->where.file && item_joins_reply(*m_reply, message);
 }
@@ -295,13 +425,45 @@ void EncoderBase::join_reply(Message&& message) {
   if (message.timestamp != m_reply->timestamp && format_info(m_format).holds_timestamps) {
     drop("timestamps", message);  // the turn has one: its first item's
   }
-  append_reply_item(*m_reply, std::move(message));
+  if (!format_traits(message.origin).splits_replies) {
+    append_reply_item(*m_reply, std::move(message));
+    return;
+  }
+  // Each Claude Code record holds the response as it stood when its block was
+  // written: the last one's usage and stop reason are the response's.
+  Message& reply = *m_reply;
+  m_reply_cut_kept = m_reply_cut_kept && record_cut_kept(message);
+  m_reply_thinking_records += thinking_alone(message.content) ? 1 : 0;
+  if (!message.usage->empty()) {
+    reply.usage = message.usage;
+  }
+  if (!message.meta->stop_reason.empty()) {
+    reply.meta.edit().stop_reason = message.meta->stop_reason;
+  }
+  append_reply_item(reply, std::move(message));
 }
 
 void EncoderBase::write_reply(Output& out) {
   Message reply = std::move(*m_reply);
   m_reply.reset();
+  if (!m_reply_cut_kept) {
+    drop("Claude Code record splits", reply);
+    m_reply_cut_kept = true;
+  }
+  if (reply.role == Role::user && format_info(m_format).results_with_calls &&
+      format_traits(reply.origin).splits_replies && results_reordered(reply)) {
+    drop("order of tool results", reply);
+  }
+  note_calls(reply);
+  const int thinking_records = std::exchange(m_reply_thinking_records, 0);
+  m_thinking_dropped = false;
   encode_and_write(reply, out);
+  if (thinking_records > 0 && m_thinking_dropped && !thinking_alone(reply.content)) {
+    // A record of the reply held thinking alone: the way back has no record for it.
+    for (int i = 0; i < thinking_records; ++i) {
+      drop("thinking-only assistant messages", reply);
+    }
+  }
 }
 
 std::string_view EncoderBase::opaque_item_type(const Message& message) const {

@@ -204,6 +204,7 @@ class EncoderBase : public Encoder {
   // Reports that this format cannot hold `what` from `message`.
   void drop(std::string_view what, const Message& message) {
     m_loss.drop(m_format, what, message.where);
+    m_thinking_dropped |= what == "thinking blocks";
   }
   Format format() const { return m_format; }
   // True when `message` was decoded from this format and its JSON can be patched.
@@ -233,7 +234,13 @@ class EncoderBase : public Encoder {
   // A run of assistant items of the Responses family (reasoning, a message, tool
   // calls) is one reply, and a run of call outputs one turn of results: written
   // outside the family as one turn, held in `m_reply` until something else comes
-  // (encoder_base.cc).
+  // (encoder_base.cc). Likewise a Claude Code response split over records (sharing
+  // message.id), and the user records of its parallel tool results.
+  bool starts_reply(const Message& message) const;
+  bool splits_record(const Message& message) const;
+  bool record_cut_kept(const Message& message) const;
+  void note_calls(const Message& message);
+  bool results_reordered(const Message& message) const;
   bool joins_reply(const Message& message) const;
   void join_reply(Message&& message);
   void write_reply(Output& out);
@@ -254,6 +261,10 @@ class EncoderBase : public Encoder {
   const Container* m_counted_container = nullptr; // whose settings drop_unheld counted
   const JsonValue* m_counted_json = nullptr;       // whose unmodelled members it counted
   std::optional<Message> m_reply;                  // Responses items joined so far
+  bool m_reply_cut_kept = true;                    // its records' cut comes back
+  int m_reply_thinking_records = 0;                // its records of thinking alone
+  bool m_thinking_dropped = false;                 // drop() counted thinking blocks
+  std::vector<std::string> m_call_ids;             // the last reply's tool calls
 };
 
 // True when `message` is an API response body (the model's reply: an Anthropic
@@ -342,6 +353,9 @@ struct FormatInfo {
   // Its files split a reply over records of one content block each (Claude Code's),
   // so the items of a Responses reply stay records of their own, not one turn.
   bool splits_replies = false;
+  // Its tool results are held in the calls they answer (a Gemini CLI tool call's
+  // `result`, an OpenCode tool part's state), so they come back in the calls' order.
+  bool results_with_calls = false;
   // Its response messages carry the Anthropic response members (id, model,
   // stop_reason, usage), so a message from an Anthropic response loses none of them.
   bool holds_response_members = false;
