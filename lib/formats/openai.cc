@@ -169,6 +169,17 @@ void openai_unmodelled(const Message& message,
         member.value.IsString() && std::find(std::begin(k_reasoning_members),
                                              std::end(k_reasoning_members),
                                              key) != std::end(k_reasoning_members);
+    if (key == "content" && member.value.IsArray()) {
+      // An image part's detail but the API's default, which the other formats do not keep.
+      for (const JsonValue& part : member.value.GetArray()) {
+        const JsonValue* image = part.IsObject() ? find_member(part, "image_url") : nullptr;
+        if (image != nullptr && image->IsObject()) {
+          if (auto detail = string_member(*image, "detail"); detail && *detail != "auto") {
+            unheld("detail of image blocks");
+          }
+        }
+      }
+    }
     if (key == "role" || key == "name" || key == "id" || key == "content" ||
         key == "tool_call_id" || reasoning_text || !carries(member.value)) {
       continue;
