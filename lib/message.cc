@@ -142,12 +142,41 @@ std::string MediaSource::to_url() const {
       url.append("data:").append(media_type).append(";base64,").append(data.view());
       return url;
     }
+    case Type::text:
+      return "data:" + (media_type.empty() ? std::string("text/plain") : media_type) +
+             ";base64," + encode_base64(data.view());
     case Type::none:
     case Type::file_id:
-    case Type::text:
       break;
   }
   return "";
+}
+
+std::string MediaSource::base64_data() const {
+  return type == Type::base64 ? data.str()
+         : type == Type::text ? encode_base64(data.view())
+                              : std::string();
+}
+
+std::string encode_base64(std::string_view bytes) {
+  static constexpr std::string_view k_alphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    std::uint32_t n = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
+    if (i + 1 < bytes.size()) {
+      n |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
+    }
+    if (i + 2 < bytes.size()) {
+      n |= static_cast<unsigned char>(bytes[i + 2]);
+    }
+    out += k_alphabet[(n >> 18) & 63];
+    out += k_alphabet[(n >> 12) & 63];
+    out += i + 1 < bytes.size() ? k_alphabet[(n >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? k_alphabet[n & 63] : '=';
+  }
+  return out;
 }
 
 std::string Block::input_json() const {

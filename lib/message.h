@@ -116,10 +116,17 @@ struct MediaSource {
   // into the record, not a copy.
   static MediaSource from_url(std::string_view url,
                               const std::shared_ptr<const Source>& owner = nullptr);
-  // The source as a URL: the URL itself, or a `data:` URL for base64 data. Empty for
+  // The source as a URL: the URL itself, or a `data:` URL for base64 data or plain
+  // text (as its bytes in base64, `text/plain` unless `media_type` says). Empty for
   // other types.
   std::string to_url() const;
+  // The bytes in base64: `data` for base64 data, plain text encoded. Empty for other
+  // types.
+  std::string base64_data() const;
 };
+
+// `bytes` in base64 (RFC 4648, padded).
+std::string encode_base64(std::string_view bytes);
 
 enum class BlockType : std::uint8_t {
   text,

@@ -793,10 +793,17 @@ def check_file(binary, source, path):
 def blocks_excuse(record, named):
     """The loss that covers the kind of every block of `record`'s content (a message's
     `content`, a Claude Code record's `message.content`), or None: also when it has no
-    list of blocks."""
+    list of blocks, unless it has no content at all (see below)."""
     inner = record.get("message") if isinstance(record, dict) else None
     inner = inner if isinstance(inner, dict) else record
     blocks = inner.get("content") if isinstance(inner, dict) else None
+    if inner is record and isinstance(record, dict) and not blocks:
+        # A message with no content (a refused reply: `"content": []`, a stop reason,
+        # usage) whose every other member is a named loss: what came back is its role
+        # alone, a message that says nothing (says_something), so it went with them.
+        members = [k for k in record if k not in ("role", "type", "content")]
+        excuses = [next((n for n in sorted(named) if covered(n, k)), None) for k in members]
+        return excuses[0] if members and all(excuses) else None
     if not isinstance(blocks, list) or not blocks:
         return None
     excuses = [next((n for n in sorted(named) if covered(n, kind(b))), None) for b in blocks]

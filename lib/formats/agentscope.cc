@@ -254,9 +254,20 @@ class AgentScopeEncoder final : public EncoderBase {
            message);
       return;
     }
+    const bool v2 = original != nullptr && is_v2(*original);
     std::vector<const Block*> blocks;
+    bool any_written = false;
     for (const Block& block : message.content.blocks) {
       blocks.push_back(&block);
+      any_written = any_written || fit(message, block, v2).written;
+    }
+    if (!blocks.empty() && !any_written) {
+      // Every block is one AgentScope has no place for (counted as it is dropped): no
+      // empty Msg, which would read back as a turn of its own.
+      for (const Block* block : blocks) {
+        admit(fit(message, *block, v2), [&](std::string_view what) { drop(what, message); });
+      }
+      return;
     }
     values.push_back(write_record(original, {&message}, blocks));
   }

@@ -41,6 +41,10 @@ MediaSource media_source(std::string_view data, std::string_view media_type) {
   MediaSource source;
   if (data.starts_with("http://") || data.starts_with("https://") || data.starts_with("data:")) {
     source = MediaSource::from_url(data);
+  } else if (data.starts_with("file-")) {
+    // An OpenAI file id, as the SDK's OpenAI provider reads it ('-' is no base64).
+    source.type = MediaSource::Type::file_id;
+    source.data = std::string(data);
   } else {
     source.type = MediaSource::Type::base64;
     source.data = std::string(data);
@@ -49,6 +53,18 @@ MediaSource media_source(std::string_view data, std::string_view media_type) {
     source.media_type = std::string(media_type);
   }
   return source;
+}
+
+std::string anthropic_cache_control(const JsonValue* options) {
+  if (options == nullptr || !options->IsObject()) {
+    return {};
+  }
+  const JsonValue* anthropic = find_member(*options, "anthropic");
+  if (anthropic == nullptr || !anthropic->IsObject()) {
+    return {};
+  }
+  const JsonValue* cache = find_member(*anthropic, "cacheControl");
+  return cache != nullptr && !cache->IsNull() ? to_json(*cache) : std::string();
 }
 
 std::optional<std::string> provider_signature(const JsonValue* options) {
@@ -91,7 +107,9 @@ void decode_output_part(const JsonValue& value, const std::string& path,
     block.source = MediaSource::from_url(required_string(value, "url", path, "URL part"));
   } else {
     block.type = BlockType::unknown;
+    return;
   }
+  block.cache_control = anthropic_cache_control(find_member(value, "providerOptions"));
 }
 
 }  // namespace
@@ -323,16 +341,7 @@ void decode_model_part(const JsonValue& value, const std::string& path,
     return;
   }
   block.type_name = std::string(block_type_name(block.type));
-  if (const JsonValue* options = find_member(value, "providerOptions");
-      options != nullptr && options->IsObject()) {
-    if (const JsonValue* anthropic = find_member(*options, "anthropic");
-        anthropic != nullptr && anthropic->IsObject()) {
-      if (const JsonValue* cache = find_member(*anthropic, "cacheControl");
-          cache != nullptr && !cache->IsNull()) {
-        block.cache_control = to_json(*cache);
-      }
-    }
-  }
+  block.cache_control = anthropic_cache_control(find_member(value, "providerOptions"));
 }
 
 // --- Decoding: UIMessage ---
@@ -499,6 +508,21 @@ std::vector<Message> decode_turns(const JsonValue& root, const std::string& path
     decode_content_list(find_member(root, "content"), member_path(path, "content"),
                         message.source, message.content, decode_model_part,
                         "a string or a list of content parts");
+    // A system message's cacheControl marks its text (the Anthropic provider's system
+    // block): the text becomes one block that carries it.
+    if (message.role == Role::system && !message.content.is_blocks()) {
+      std::string cache = anthropic_cache_control(find_member(root, "providerOptions"));
+      if (!cache.empty()) {
+        Block text;
+        text.type = BlockType::text;
+        text.type_name = "text";
+        text.text = std::move(message.content.text);
+        text.cache_control = std::move(cache);
+        message.content.text.clear();
+        message.content.form = Content::Form::blocks;
+        message.content.blocks.push_back(std::move(text));
+      }
+    }
     out.push_back(std::move(message));
     return out;
   }
@@ -581,11 +605,28 @@ int sniff_ai_sdk(const JsonValue& record) { return sniff_message(record); }
 
 std::unique_ptr<Decoder> make_ai_sdk_decoder() { return make_decoder<AiSdkDecoder>(); }
 
+namespace {
+
+// True when `options`, the providerOptions of `record`, say nothing but the
+// cacheControl of a system message, which the decoder puts on its text.
+bool only_system_cache_control(const JsonValue& record, const JsonValue& options) {
+  if (string_member(record, "role").value_or("") != "system" || !options.IsObject() ||
+      options.MemberCount() != 1) {
+    return false;
+  }
+  const JsonValue* anthropic = find_member(options, "anthropic");
+  return anthropic != nullptr && anthropic->IsObject() && anthropic->MemberCount() == 1 &&
+         find_member(*anthropic, "cacheControl") != nullptr;
+}
+
+}  // namespace
+
 void ai_sdk_unmodelled(const Message& message, const std::function<void(std::string_view)>& unheld) {
   if (message.json == nullptr || !message.json->IsObject()) {
     return;
   }
-  if (find_member(*message.json, "providerOptions") != nullptr) {
+  if (const JsonValue* options = find_member(*message.json, "providerOptions");
+      options != nullptr && !only_system_cache_control(*message.json, *options)) {
     unheld("provider options");
   }
   if (const JsonValue* metadata = find_member(*message.json, "metadata");

@@ -54,6 +54,13 @@ bool same_content(const Content& a, const Content& b) {
   return true;
 }
 
+// True when `block` is given by an OpenAI file id, which a file part's `data` holds:
+// the SDK's OpenAI provider sends `data` starting "file-" as a `file_id`.
+bool openai_file_id(const Block& block) {
+  return block.source.type == MediaSource::Type::file_id && block.source.data.starts_with("file-") &&
+         block.type != BlockType::image;
+}
+
 // `providerOptions` (or `providerMetadata`) for what a block from another format
 // carries that the AI SDK keeps per provider: Anthropic's signature, redacted data
 // and cache_control.
@@ -199,15 +206,23 @@ class AiSdkEncoder final : public EncoderBase {
 
   // --- ModelMessage ---
 
+  // A system message's content is a string; the cache_control of its last text block
+  // is the message's `providerOptions.anthropic.cacheControl`, which the Anthropic
+  // provider puts on the system text it makes of it.
   std::string system_message(const Message& m, const JsonValue* original) {
     std::string text;
+    std::string cache_control;
     if (m.content.is_blocks()) {
       for (const Block& block : m.content.blocks) {
-        if (block.type == BlockType::text) {
-          text += block.text;
-        } else {
+        if (block.type != BlockType::text) {
           drop(fmt::format("{} in system messages", blocks_of(block)), m);
+          continue;
         }
+        text += block.text;
+        if (!cache_control.empty()) {
+          drop("cache_control markers", m);  // one marker per system message
+        }
+        cache_control = block.cache_control;
       }
     } else {
       text = m.content.text;
@@ -217,6 +232,17 @@ class AiSdkEncoder final : public EncoderBase {
     JsonWriter writer(buffer);
     ObjectWriter object(writer, original);
     object.set_string("role", "system").set_string("content", text);
+    if (!cache_control.empty()) {
+      object.set("providerOptions", [cache_control](JsonWriter& w) {
+        w.StartObject();
+        w.Key("anthropic");
+        w.StartObject();
+        w.Key("cacheControl");
+        write_raw(w, cache_control);
+        w.EndObject();
+        w.EndObject();
+      });
+    }
     object.write();
     return text_of(buffer);
   }
@@ -280,11 +306,11 @@ class AiSdkEncoder final : public EncoderBase {
           return out.dropping(fmt::format("{} in tool messages", blocks_of(block)));
         }
         if (block.source.type == MediaSource::Type::url ||
-            block.source.type == MediaSource::Type::base64) {
+            block.source.type == MediaSource::Type::base64 ||
+            block.source.type == MediaSource::Type::text || openai_file_id(block)) {
           return out;
         }
-        return out.dropping(fmt::format("{} blocks given by file id or as plain text",
-                                        block_type_name(block.type)));
+        return out.dropping(fmt::format("{} blocks given by file id", block_type_name(block.type)));
       default:
         return out.dropping(blocks_of(block));
     }
@@ -352,11 +378,16 @@ class AiSdkEncoder final : public EncoderBase {
         write_output(w, m, block);
         break;
       default: {
-        // Media: an image part in user messages (one without a file name), a file part elsewhere.
-        std::string_view data = block.source.type == MediaSource::Type::url
-                                    ? std::string_view(block.source.data)
-                                    : std::string_view(block.source.data);
+        // Media: an image part in user messages (one without a file name), a file part
+        // elsewhere; a plain-text document is a text/plain file of its bytes, which the
+        // Anthropic provider sends as a text document again.
+        std::string data = block.source.type == MediaSource::Type::url || openai_file_id(block)
+                               ? block.source.data
+                               : block.source.base64_data();
         std::string media_type = block.source.media_type;
+        if (media_type.empty() && block.source.type == MediaSource::Type::text) {
+          media_type = "text/plain";
+        }
         if (block.type == BlockType::image && role == "user" && block.name.empty()) {
           w.String("image");
           w.Key("image");
@@ -414,9 +445,9 @@ class AiSdkEncoder final : public EncoderBase {
   void write_output(JsonWriter& w, const Message& m, const Block& result) {
     const Content& content = result.result;
     const bool error = result.is_error.value_or(false);
-    bool all_text = true;
+    bool all_text = true;  // and no cache_control: a text output has no place for it
     for (const Block& block : content.blocks) {
-      all_text = all_text && block.type == BlockType::text;
+      all_text = all_text && block.type == BlockType::text && block.cache_control.empty();
     }
     w.StartObject();
     w.Key("type");
@@ -440,6 +471,10 @@ class AiSdkEncoder final : public EncoderBase {
         w.String("text");
         w.Key("text");
         write_string(w, block.text);
+        if (!block.cache_control.empty()) {
+          w.Key("providerOptions");
+          write_provider_fields(w, block);
+        }
         w.EndObject();
       } else if (block.source.type == MediaSource::Type::base64) {
         // image-data and file-data: the SDK's spelling since "media" was deprecated.
@@ -547,13 +582,15 @@ class AiSdkEncoder final : public EncoderBase {
       case BlockType::file:
       case BlockType::document:
         if (block.source.type == MediaSource::Type::url ||
-            block.source.type == MediaSource::Type::base64) {
+            block.source.type == MediaSource::Type::base64 ||
+            block.source.type == MediaSource::Type::text) {
           w.StartObject();
           w.Key("type");
           w.String("file");
           w.Key("mediaType");
-          write_string(w, block.source.media_type.empty() ? "application/octet-stream"
-                                                          : block.source.media_type);
+          write_string(w, !block.source.media_type.empty() ? std::string_view(block.source.media_type)
+                          : block.source.type == MediaSource::Type::text ? "text/plain"
+                                                                         : "application/octet-stream");
           w.Key("url");
           write_string(w, block.source.to_url());
           if (!block.name.empty()) {
@@ -563,8 +600,7 @@ class AiSdkEncoder final : public EncoderBase {
           w.EndObject();
           return;
         }
-        drop(fmt::format("{} blocks given by file id or as plain text", block_type_name(block.type)),
-             m);
+        drop(fmt::format("{} blocks given by file id", block_type_name(block.type)), m);
         return;
       default:
         drop(blocks_of(block), m);

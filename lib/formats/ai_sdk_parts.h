@@ -18,9 +18,13 @@ bool is_ui_message(const JsonValue& record);
 // (PDF, text/*) or any other file.
 BlockType media_block_type(std::string_view media_type);
 
-// A media source from an AI SDK data member: a URL (http, https, data:) or base64
-// data of `media_type`.
+// A media source from an AI SDK data member: a URL (http, https, data:), an OpenAI
+// file id (`file-...`) or base64 data of `media_type`.
 MediaSource media_source(std::string_view data, std::string_view media_type);
+
+// The JSON text of `anthropic.cacheControl` in `options` (a part's or a message's
+// providerOptions), or empty.
+std::string anthropic_cache_control(const JsonValue* options);
 
 // The signature of a reasoning part: `signature` of any provider in `options`
 // (providerOptions / providerMetadata), or nullopt.

@@ -54,28 +54,6 @@ std::optional<std::string_view> string_of(const JsonValue& object, PartKey key) 
 
 constexpr std::string_view k_made_up_prefix = "gemini-call-";
 
-// `bytes` in base64 (RFC 4648, padded): a plain-text document's text as inlineData.
-std::string encode_base64_text(std::string_view bytes) {
-  static constexpr std::string_view k_alphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  for (std::size_t i = 0; i < bytes.size(); i += 3) {
-    std::uint32_t n = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
-    if (i + 1 < bytes.size()) {
-      n |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
-    }
-    if (i + 2 < bytes.size()) {
-      n |= static_cast<unsigned char>(bytes[i + 2]);
-    }
-    out += k_alphabet[(n >> 18) & 63];
-    out += k_alphabet[(n >> 12) & 63];
-    out += i + 1 < bytes.size() ? k_alphabet[(n >> 6) & 63] : '=';
-    out += i + 2 < bytes.size() ? k_alphabet[n & 63] : '=';
-  }
-  return out;
-}
-
 }  // namespace
 
 // --- Detection ---
@@ -520,7 +498,7 @@ void GeminiPartWriter::write(JsonWriter& w, const Block& block, std::string_view
           write_string(dw, text && block.source.media_type.empty() ? "text/plain"
                                                                    : block.source.media_type);
           dw.Key("data");
-          write_string(dw, text ? encode_base64_text(block.source.data) : block.source.data);
+          write_string(dw, text ? encode_base64(block.source.data) : block.source.data);
           dw.EndObject();
         });
       } else {

@@ -65,6 +65,9 @@ std::string mime_of(const Block& block) {
   if (!block.source.media_type.empty()) {
     return block.source.media_type;
   }
+  if (block.source.type == MediaSource::Type::text) {
+    return "text/plain";
+  }
   static constexpr std::pair<std::string_view, std::string_view> k_extensions[] = {
       {".png", "image/png"},  {".jpg", "image/jpeg"},      {".jpeg", "image/jpeg"},
       {".gif", "image/gif"},  {".webp", "image/webp"},     {".pdf", "application/pdf"},
@@ -410,11 +413,12 @@ class OpenCodeEncoder final : public EncoderBase {
       case BlockType::file:
       case BlockType::document:
         if (block.source.type == MediaSource::Type::base64 ||
-            block.source.type == MediaSource::Type::url) {
+            block.source.type == MediaSource::Type::url ||
+            block.source.type == MediaSource::Type::text) {
           return out;
         }
-        return out.dropping(fmt::format("{} blocks given by file id or as plain text",
-                                        block_type_name(block.type)));
+        // (A plain-text document goes as a data: URL of its bytes.)
+        return out.dropping(fmt::format("{} blocks given by file id", block_type_name(block.type)));
       default:
         return out.dropping(blocks_of(block));
     }

@@ -385,12 +385,18 @@ class SynapticEncoder final : public EncoderBase {
       case BlockType::video:
       case BlockType::file:
       case BlockType::document:
+        if (block.source.type == MediaSource::Type::url && !block.source.media_type.empty() &&
+            block.type != BlockType::file && block.type != BlockType::document) {
+          // An image, audio or video block is its URL alone (a file has `mime_type`).
+          out.losing(fmt::format("mime types of {} blocks", block_type_name(block.type)));
+        }
         if (block.source.type == MediaSource::Type::url ||
-            block.source.type == MediaSource::Type::base64) {
+            block.source.type == MediaSource::Type::base64 ||
+            block.source.type == MediaSource::Type::text) {
           return out;
         }
-        return out.dropping(fmt::format("{} blocks given by file id or as plain text",
-                                        block_type_name(block.type)));
+        // (A plain-text document goes as a data: URL of its bytes.)
+        return out.dropping(fmt::format("{} blocks given by file id", block_type_name(block.type)));
       default:
         return out.dropping(blocks_of(block));
     }
@@ -429,6 +435,9 @@ class SynapticEncoder final : public EncoderBase {
         if (file && !block.source.media_type.empty()) {
           w.Key("mime_type");
           write_string(w, block.source.media_type);
+        } else if (file && block.source.type == MediaSource::Type::text) {
+          w.Key("mime_type");
+          write_string(w, "text/plain");
         }
         break;
       }
