@@ -119,6 +119,9 @@ COVERS = {
     # CLI tool call says it again in its "status" ("error", "success").
     "tool error flags": {"is_error", "error", "output", "status"},
     "system message roles": {"role"},
+    # A system message after a turn, in an API whose one system prompt comes before the
+    # turns (Gemini's systemInstruction): the record is gone.
+    "mid-conversation system messages": {"system"},
     "encrypted reasoning": {"encrypted_content"},
     "item ids": {"id"},
     # An OpenCode part's own id and its message's (`messageID`).

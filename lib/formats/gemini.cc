@@ -167,13 +167,33 @@ class GeminiDecoder final : public Decoder {
         decode_content_object(*system, "/systemInstruction", message, "system");
       }
       message.role = Role::system;
-      out.push_back(std::move(message));
+      if (message.content.is_blocks() && message.content.blocks.size() > 1) {
+        // Each part is a system message: the parts of an instruction are the system
+        // prompts it was made of (pydantic-ai writes a part per prompt, convo one per
+        // leading system message), which formats with several system messages keep
+        // apart. Written back to Gemini, they are one instruction again.
+        std::vector<Block> blocks = std::move(message.content.blocks);
+        for (std::size_t k = 0; k < blocks.size(); ++k) {
+          Message part = k == 0 ? std::move(message) : begin_contained(container, where, slot++, system);
+          part.role = Role::system;
+          part.content.form = Content::Form::blocks;
+          part.content.blocks.clear();
+          part.content.blocks.push_back(std::move(blocks[k]));
+          container->element_of_slot.push_back(0);
+          out.push_back(std::move(part));
+        }
+      } else {
+        out.push_back(std::move(message));
+      }
     }
     if (const JsonValue* contents = find_member(root, "contents"); contents != nullptr) {
       if (!contents->IsArray()) {
         wrong_type("/contents", "an array of Content objects", *contents);
       }
       for (rapidjson::SizeType i = 0; i < contents->Size(); ++i) {
+        if (!container->element_of_slot.empty()) {
+          container->element_of_slot.push_back(i + 1);  // 0 is the instruction
+        }
         Message message = begin_contained(container, where, slot++, &(*contents)[i]);
         decode_content_object((*contents)[i], fmt::format("/contents/{}", i), message, "user");
         push(std::move(message), out);
@@ -289,19 +309,25 @@ class GeminiEncoder final : public EncoderBase {
       return m.role == Role::system || m.role == Role::developer;
     };
     ObjectWriter object(writer, &root);
-    auto system = std::find_if(held.begin(), held.end(), is_system);
-    if (system == held.end()) {
-      object.remove("systemInstruction");
-    } else {
-      values_of(*system, values);
+    // The system messages are one instruction again, each its parts.
+    JsonDoc system;
+    for (const Message& message : held) {
+      if (!is_system(message)) {
+        continue;
+      }
+      values_of(message, values);
       std::string value = values.empty() ? std::string("{}") : values.front();
       JsonDoc doc;
       const JsonValue* instruction = nullptr;
       if (parse_object(value, doc)) {
         instruction = find_member(doc, "systemInstruction");
       }
-      std::string text = instruction != nullptr ? to_json(*instruction) : value;
-      object.set_raw("systemInstruction", text);
+      append_system_instruction(instruction != nullptr ? to_json(*instruction) : value, system);
+    }
+    if (!system.IsObject()) {
+      object.remove("systemInstruction");
+    } else {
+      object.set_raw("systemInstruction", to_json(system));
     }
     std::string contents = "[";
     for (const Message& message : held) {
@@ -373,6 +399,28 @@ class GeminiEncoder final : public EncoderBase {
 };
 
 }  // namespace
+
+void append_system_instruction(const std::string& instruction, JsonDoc& system) {
+  if (!system.IsObject()) {
+    parse_object(instruction, system);
+    return;
+  }
+  JsonDoc more;
+  const JsonValue* parts = parse_object(instruction, more) ? find_member(more, "parts") : nullptr;
+  if (parts == nullptr || !parts->IsArray()) {
+    return;
+  }
+  auto& allocator = system.GetAllocator();
+  auto into = system.FindMember("parts");
+  if (into == system.MemberEnd() || !into->value.IsArray()) {
+    system.RemoveMember("parts");
+    system.AddMember("parts", JsonValue(rapidjson::kArrayType), allocator);
+    into = system.FindMember("parts");
+  }
+  for (const JsonValue& part : parts->GetArray()) {
+    into->value.PushBack(JsonValue(part, allocator), allocator);
+  }
+}
 
 void gemini_unmodelled(const Message& message,
                        const std::function<void(std::string_view)>& unheld) {

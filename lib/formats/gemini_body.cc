@@ -5,6 +5,7 @@
 // the REST API's camelCase and in the snake_case of Vertex AI and the Python SDK.
 #include "formats/api_body.h"
 
+#include "formats/gemini.h"
 #include "formats/json_out.h"
 
 #include <fmt/format.h>
@@ -349,23 +350,29 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
   w.StartObject();
   w.Key("contents");
   w.StartArray();
-  std::string system;
+  // The system messages before the first turn are one systemInstruction, each its
+  // parts in order (as pydantic-ai's Google model writes its system prompts; read
+  // back, each part is a system message again). One after a turn has no place: the
+  // API has no system message but the instruction before the contents.
+  JsonDoc system;
+  bool turned = false;
   for (const BodyTurn& turn : turns) {
     for (const std::string& value : turn.values) {
       std::string instruction = member_json(value, "systemInstruction");
       if (instruction.empty()) {
         write_raw(w, value);
-      } else if (system.empty()) {
-        system = instruction;
+        turned = true;
+      } else if (turned) {
+        drop("mid-conversation system messages");
       } else {
-        drop("system messages beyond the first");
+        append_system_instruction(instruction, system);
       }
     }
   }
   w.EndArray();
-  if (!system.empty()) {
+  if (system.IsObject()) {
     w.Key("systemInstruction");
-    write_raw(w, system);
+    system.Accept(w);
   }
   bool functions = std::any_of(body.tools.begin(), body.tools.end(),
                                [](const ToolSpec& t) { return t.kind == "function"; });
