@@ -122,6 +122,9 @@ COVERS = {
     # A system message after a turn, in an API whose one system prompt comes before the
     # turns (Gemini's systemInstruction): the record is gone.
     "mid-conversation system messages": {"system"},
+    # A Gemini functionResponse holds one text (its `response`) before its media: the
+    # text blocks of a tool result are joined there, in front of the media.
+    "text block boundaries in tool results": {"text"},
     "encrypted reasoning": {"encrypted_content"},
     "item ids": {"id"},
     # An OpenCode part's own id and its message's (`messageID`).
@@ -139,7 +142,9 @@ COVERS = {
                           "usage_metadata", "tokens"},
     "thought timestamps": {"timestamp"},
     # Bodies translated whole (lib/formats/api_body.h).
-    "cache write token counts": {"cache_creation_input_tokens", "cache_creation"},
+    # An API without them counts cache writes in its prompt (Gemini's promptTokenCount,
+    # OpenAI's prompt_tokens): they come back as input tokens, which the count grew by.
+    "cache write token counts": {"cache_creation_input_tokens", "cache_creation", "input_tokens"},
     "reasoning token counts": {"reasoning_tokens", "thoughts_token_count", "candidates_token_count",
                                "completion_tokens_details", "output_tokens_details"},
     # A Responses reasoning item is a thinking block (as "thinking blocks" says).
@@ -335,7 +340,12 @@ def says_something(record):
     nor an assistant message with no content and nothing else (a Responses `""`
     message item before the reply's function call, which formats holding a reply as
     one turn join with that call; an empty message the way back writes for a reply
-    whose every item the target had no place for)."""
+    whose every item the target had no place for); nor a Gemini Content with no parts
+    (`{}`, a candidate the API blocked, or a model turn of nothing: the same empty
+    reply in Gemini's spelling)."""
+    if isinstance(record, dict) and set(record) <= {"role", "parts"} and not record.get("parts") and \
+            record.get("role", "model") == "model":
+        return False
     return not (isinstance(record, dict) and
                 record.get("role") in ("system", "developer", "assistant") and
                 not record.get("content") and set(record) <= {"role", "content"})

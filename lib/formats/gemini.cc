@@ -243,6 +243,9 @@ class GeminiEncoder final : public EncoderBase {
 
  protected:
   void encode(const Message& message, std::vector<std::string>& values) override {
+    if (!m_results.empty() && !joins_results(message)) {
+      drain(values);
+    }
     if (message.kind != Kind::turn || message.role == Role::none) {
       if (same_format(message)) {
         values.push_back(to_json(*message.json));
@@ -283,14 +286,31 @@ class GeminiEncoder final : public EncoderBase {
       // the API rejects and which would read back as a turn of its own.
       return;
     }
+    std::string_view parts(parts_buffer.GetString(), parts_buffer.GetSize());
+    if (joins_results(message)) {
+      // Held: the responses to one turn's calls are one Content (the API wants them
+      // together), as they come from formats with a message per result.
+      m_results += m_results.empty() ? "" : ",";
+      m_results += parts.substr(1, parts.size() - 2);
+      return;
+    }
     rapidjson::StringBuffer buffer;
     JsonWriter writer(buffer);
     const bool same = same_format(message) && message.json->IsObject();
     ObjectWriter object(writer, same ? message.json : nullptr);
     object.set_string("role", role);
-    object.set_raw("parts", std::string_view(parts_buffer.GetString(), parts_buffer.GetSize()));
+    object.set_raw("parts", parts);
     object.write();
     values.push_back(std::string(buffer.GetString(), buffer.GetSize()));
+  }
+
+  // The tool results held: one user Content.
+  void drain(std::vector<std::string>& values) override {
+    if (m_results.empty()) {
+      return;
+    }
+    values.push_back(fmt::format(R"({{"role":"user","parts":[{}]}})", m_results));
+    m_results.clear();
   }
 
   // A request whose messages changed: the request again, `systemInstruction` and
@@ -395,7 +415,23 @@ class GeminiEncoder final : public EncoderBase {
     return written;
   }
 
+  // True for a message of tool results alone, from a format with a message per
+  // result, outside a body (whose writer joins them itself): it joins the results
+  // held. Not from a format whose records hold one block each (Claude Code's): as the
+  // items of a reply, its results stay records of their own, as they come back.
+  bool joins_results(const Message& message) const {
+    if (same_format(message) || message.container || message.kind != Kind::turn ||
+        format_traits(message.origin).splits_replies ||
+        (message.role != Role::tool && message.role != Role::user) || !message.content.is_blocks() ||
+        message.content.blocks.empty() || !message.name.empty()) {
+      return false;
+    }
+    return std::all_of(message.content.blocks.begin(), message.content.blocks.end(),
+                       [](const Block& b) { return b.type == BlockType::tool_result; });
+  }
+
   ToolNames m_names;
+  std::string m_results;  // the parts of tool results held, joined by commas
 };
 
 }  // namespace

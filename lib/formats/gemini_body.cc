@@ -345,6 +345,16 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
   w.EndArray();
 }
 
+// True when `message` holds tool results alone (a Chat `tool` message).
+bool tool_results_only(const Message* message) {
+  if (message == nullptr || !message->content.is_blocks() || message->content.blocks.empty() ||
+      (message->role != Role::tool && message->role != Role::user)) {
+    return false;
+  }
+  return std::all_of(message->content.blocks.begin(), message->content.blocks.end(),
+                     [](const Block& b) { return b.type == BlockType::tool_result; });
+}
+
 void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, const BodyDrop& drop,
                    JsonWriter& w) {
   w.StartObject();
@@ -354,11 +364,30 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
   // parts in order (as pydantic-ai's Google model writes its system prompts; read
   // back, each part is a system message again). One after a turn has no place: the
   // API has no system message but the instruction before the contents.
+  // The responses to one turn's calls are one Content (the API wants them together),
+  // from APIs with a message per tool result.
   JsonDoc system;
   bool turned = false;
+  std::string results;
+  auto write_results = [&] {
+    if (!results.empty()) {
+      write_raw(w, fmt::format(R"({{"role":"user","parts":[{}]}})", results));
+      results.clear();
+    }
+  };
   for (const BodyTurn& turn : turns) {
     for (const std::string& value : turn.values) {
       std::string instruction = member_json(value, "systemInstruction");
+      std::string parts = instruction.empty() && tool_results_only(turn.message)
+                              ? member_json(value, "parts")
+                              : std::string();
+      if (parts.size() > 2) {
+        results += results.empty() ? "" : ",";
+        results += std::string_view(parts).substr(1, parts.size() - 2);
+        turned = true;
+        continue;
+      }
+      write_results();
       if (instruction.empty()) {
         write_raw(w, value);
         turned = true;
@@ -369,6 +398,7 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
       }
     }
   }
+  write_results();
   w.EndArray();
   if (system.IsObject()) {
     w.Key("systemInstruction");

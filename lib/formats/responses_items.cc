@@ -559,6 +559,9 @@ class ItemWriter {
         } else {
           part.set_string("file_data", block.source.to_url());
         }
+        if (block.source.type != MediaSource::Type::base64 && !block.source.media_type.empty()) {
+          m_drop("mime types");  // an input_file by id or URL has none (file_data's data: URL has)
+        }
         if (!block.name.empty()) {
           part.set_string("filename", block.name);
         }
