@@ -341,10 +341,11 @@ def says_something(record):
     message item before the reply's function call, which formats holding a reply as
     one turn join with that call; an empty message the way back writes for a reply
     whose every item the target had no place for); nor a Gemini Content with no parts
-    (`{}`, a candidate the API blocked, or a model turn of nothing: the same empty
-    reply in Gemini's spelling)."""
-    if isinstance(record, dict) and set(record) <= {"role", "parts"} and not record.get("parts") and \
-            record.get("role", "model") == "model":
+    or only empty texts (`{}`, a candidate the API blocked, or a model turn of nothing:
+    the same empty reply in Gemini's spelling)."""
+    if isinstance(record, dict) and set(record) <= {"role", "parts"} and \
+            record.get("role", "model") == "model" and \
+            all(part == {"text": ""} for part in record.get("parts") or []):
         return False
     return not (isinstance(record, dict) and
                 record.get("role") in ("system", "developer", "assistant") and

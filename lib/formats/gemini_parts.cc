@@ -411,7 +411,7 @@ void GeminiPartWriter::write_response(JsonWriter& w, const Block& result) {
     }
   }
   if (!texts && has_media(result.result)) {
-    w.StartObject();  // media alone: they are the `parts`
+    w.StartObject();  // media alone: they follow it (Gemini's `parts`, Gemini CLI's result)
     w.EndObject();
     return;
   }

@@ -703,6 +703,13 @@ class ItemWriter {
     if (was != nullptr && was == m_m.json) {
       m_used_original = true;
     }
+    if (was == nullptr && thinking.text.empty()) {
+      // A thinking block of a signature alone (Anthropic's omitted thinking): with
+      // the signature gone the item would hold nothing, and an empty reasoning item
+      // reads back as an opaque one, not as the block. Counted as the block.
+      m_drop("thinking blocks");
+      return;
+    }
     if (thinking.signature) {
       m_drop("thinking signatures");
     }
