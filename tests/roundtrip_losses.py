@@ -137,6 +137,12 @@ COVERS = {
     # CLI tool call says it again in its "status" ("error", "success").
     "tool error flags": {"is_error", "error", "output", "status"},
     "system message roles": {"role"},
+    # A system message after a turn, in an API whose one system prompt comes before the
+    # turns (Gemini's systemInstruction): the record is gone.
+    "mid-conversation system messages": {"system"},
+    # A Gemini functionResponse holds one text (its `response`) before its media: the
+    # text blocks of a tool result are joined there, in front of the media.
+    "text block boundaries in tool results": {"text"},
     "encrypted reasoning": {"encrypted_content"},
     "item ids": {"id"},
     # An OpenCode part's own id and its message's (`messageID`).
@@ -366,7 +372,13 @@ def says_something(record):
     nor an assistant message with no content and nothing else (a Responses `""`
     message item before the reply's function call, which formats holding a reply as
     one turn join with that call; an empty message the way back writes for a reply
-    whose every item the target had no place for)."""
+    whose every item the target had no place for); nor a Gemini Content with no parts
+    or only empty texts (`{}`, a candidate the API blocked, or a model turn of nothing:
+    the same empty reply in Gemini's spelling)."""
+    if isinstance(record, dict) and set(record) <= {"role", "parts"} and \
+            record.get("role", "model") == "model" and \
+            all(part == {"text": ""} for part in record.get("parts") or []):
+        return False
     return not (isinstance(record, dict) and
                 record.get("role") in ("system", "developer", "assistant") and
                 not record.get("content") and set(record) <= {"role", "content"})

@@ -537,6 +537,11 @@ void EncoderBase::drop_unheld(const Message& message, bool in_body) {
       if (is_media(block.type) && !block.name.empty()) {
         drop("file names", message);
       }
+      for (const Block& inner : block.result.blocks) {  // a tool result's files
+        if (is_media(inner.type) && !inner.name.empty()) {
+          drop("file names", message);
+        }
+      }
     }
   }
   // Formats of the Responses family hold each other's items whole: only a time can

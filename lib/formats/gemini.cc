@@ -168,13 +168,33 @@ class GeminiDecoder final : public Decoder {
         decode_content_object(*system, "/systemInstruction", message, "system");
       }
       message.role = Role::system;
-      out.push_back(std::move(message));
+      if (message.content.is_blocks() && message.content.blocks.size() > 1) {
+        // Each part is a system message: the parts of an instruction are the system
+        // prompts it was made of (pydantic-ai writes a part per prompt, convo one per
+        // leading system message), which formats with several system messages keep
+        // apart. Written back to Gemini, they are one instruction again.
+        std::vector<Block> blocks = std::move(message.content.blocks);
+        for (std::size_t k = 0; k < blocks.size(); ++k) {
+          Message part = k == 0 ? std::move(message) : begin_contained(container, where, slot++, system);
+          part.role = Role::system;
+          part.content.form = Content::Form::blocks;
+          part.content.blocks.clear();
+          part.content.blocks.push_back(std::move(blocks[k]));
+          container->element_of_slot.push_back(0);
+          out.push_back(std::move(part));
+        }
+      } else {
+        out.push_back(std::move(message));
+      }
     }
     if (const JsonValue* contents = find_member(root, "contents"); contents != nullptr) {
       if (!contents->IsArray()) {
         wrong_type("/contents", "an array of Content objects", *contents);
       }
       for (rapidjson::SizeType i = 0; i < contents->Size(); ++i) {
+        if (!container->element_of_slot.empty()) {
+          container->element_of_slot.push_back(i + 1);  // 0 is the instruction
+        }
         Message message = begin_contained(container, where, slot++, &(*contents)[i]);
         decode_content_object((*contents)[i], fmt::format("/contents/{}", i), message, "user");
         push(std::move(message), out);
@@ -224,6 +244,9 @@ class GeminiEncoder final : public EncoderBase {
 
  protected:
   void encode(const Message& message, std::vector<std::string>& values) override {
+    if (!m_results.empty() && !joins_results(message)) {
+      drain(values);
+    }
     if (message.kind != Kind::turn || message.role == Role::none) {
       if (same_format(message)) {
         values.push_back(to_json(*message.json));
@@ -267,14 +290,31 @@ class GeminiEncoder final : public EncoderBase {
       // the API rejects and which would read back as a turn of its own.
       return;
     }
+    std::string_view parts(parts_buffer.GetString(), parts_buffer.GetSize());
+    if (joins_results(message)) {
+      // Held: the responses to one turn's calls are one Content (the API wants them
+      // together), as they come from formats with a message per result.
+      m_results += m_results.empty() ? "" : ",";
+      m_results += parts.substr(1, parts.size() - 2);
+      return;
+    }
     rapidjson::StringBuffer buffer;
     JsonWriter writer(buffer);
     const bool same = same_format(message) && message.json->IsObject();
     ObjectWriter object(writer, same ? message.json : nullptr);
     object.set_string("role", role);
-    object.set_raw("parts", std::string_view(parts_buffer.GetString(), parts_buffer.GetSize()));
+    object.set_raw("parts", parts);
     object.write();
     values.push_back(std::string(buffer.GetString(), buffer.GetSize()));
+  }
+
+  // The tool results held: one user Content.
+  void drain(std::vector<std::string>& values) override {
+    if (m_results.empty()) {
+      return;
+    }
+    values.push_back(fmt::format(R"({{"role":"user","parts":[{}]}})", m_results));
+    m_results.clear();
   }
 
   // A request whose messages changed: the request again, `systemInstruction` and
@@ -293,19 +333,25 @@ class GeminiEncoder final : public EncoderBase {
       return m.role == Role::system || m.role == Role::developer;
     };
     ObjectWriter object(writer, &root);
-    auto system = std::find_if(held.begin(), held.end(), is_system);
-    if (system == held.end()) {
-      object.remove("systemInstruction");
-    } else {
-      values_of(*system, values);
+    // The system messages are one instruction again, each its parts.
+    JsonDoc system;
+    for (const Message& message : held) {
+      if (!is_system(message)) {
+        continue;
+      }
+      values_of(message, values);
       std::string value = values.empty() ? std::string("{}") : values.front();
       JsonDoc doc;
       const JsonValue* instruction = nullptr;
       if (parse_object(value, doc)) {
         instruction = find_member(doc, "systemInstruction");
       }
-      std::string text = instruction != nullptr ? to_json(*instruction) : value;
-      object.set_raw("systemInstruction", text);
+      append_system_instruction(instruction != nullptr ? to_json(*instruction) : value, system);
+    }
+    if (!system.IsObject()) {
+      object.remove("systemInstruction");
+    } else {
+      object.set_raw("systemInstruction", to_json(system));
     }
     std::string contents = "[";
     for (const Message& message : held) {
@@ -373,10 +419,48 @@ class GeminiEncoder final : public EncoderBase {
     return written;
   }
 
+  // True for a message of tool results alone, from a format with a message per
+  // result, outside a body (whose writer joins them itself): it joins the results
+  // held. Not from a format whose records hold one block each (Claude Code's): as the
+  // items of a reply, its results stay records of their own, as they come back.
+  bool joins_results(const Message& message) const {
+    if (same_format(message) || message.container || message.kind != Kind::turn ||
+        format_traits(message.origin).splits_replies ||
+        (message.role != Role::tool && message.role != Role::user) || !message.content.is_blocks() ||
+        message.content.blocks.empty() || !message.name.empty()) {
+      return false;
+    }
+    return std::all_of(message.content.blocks.begin(), message.content.blocks.end(),
+                       [](const Block& b) { return b.type == BlockType::tool_result; });
+  }
+
   ToolNames m_names;
+  std::string m_results;  // the parts of tool results held, joined by commas
 };
 
 }  // namespace
+
+void append_system_instruction(const std::string& instruction, JsonDoc& system) {
+  if (!system.IsObject()) {
+    parse_object(instruction, system);
+    return;
+  }
+  JsonDoc more;
+  const JsonValue* parts = parse_object(instruction, more) ? find_member(more, "parts") : nullptr;
+  if (parts == nullptr || !parts->IsArray()) {
+    return;
+  }
+  auto& allocator = system.GetAllocator();
+  auto into = system.FindMember("parts");
+  if (into == system.MemberEnd() || !into->value.IsArray()) {
+    system.RemoveMember("parts");
+    system.AddMember("parts", JsonValue(rapidjson::kArrayType), allocator);
+    into = system.FindMember("parts");
+  }
+  for (const JsonValue& part : parts->GetArray()) {
+    into->value.PushBack(JsonValue(part, allocator), allocator);
+  }
+}
 
 void gemini_unmodelled(const Message& message,
                        const std::function<void(std::string_view)>& unheld) {

@@ -23,6 +23,10 @@ namespace convo {
 int sniff_gemini(const JsonValue& record);
 std::unique_ptr<Decoder> make_gemini_decoder();
 std::unique_ptr<Encoder> make_gemini_encoder(LossReport& loss);
+// Adds the systemInstruction `instruction` (a Content's JSON) to `system`: the first
+// as it is, the parts of any more after its parts (several system messages are one
+// instruction of their parts; read back, each part is a system message again).
+void append_system_instruction(const std::string& instruction, JsonDoc& system);
 // What a Gemini message carries that other formats have no place for: thought
 // signatures on parts other than thoughts, members of a Content beyond role/parts.
 void gemini_unmodelled(const Message& message, const std::function<void(std::string_view)>& unheld);

@@ -5,6 +5,7 @@
 // the REST API's camelCase and in the snake_case of Vertex AI and the Python SDK.
 #include "formats/api_body.h"
 
+#include "formats/gemini.h"
 #include "formats/json_out.h"
 
 #include <fmt/format.h>
@@ -356,28 +357,64 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
   w.EndArray();
 }
 
+// True when `message` holds tool results alone (a Chat `tool` message).
+bool tool_results_only(const Message* message) {
+  if (message == nullptr || !message->content.is_blocks() || message->content.blocks.empty() ||
+      (message->role != Role::tool && message->role != Role::user)) {
+    return false;
+  }
+  return std::all_of(message->content.blocks.begin(), message->content.blocks.end(),
+                     [](const Block& b) { return b.type == BlockType::tool_result; });
+}
+
 void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, const BodyDrop& drop,
                    JsonWriter& w) {
   w.StartObject();
   w.Key("contents");
   w.StartArray();
-  std::string system;
+  // The system messages before the first turn are one systemInstruction, each its
+  // parts in order (as pydantic-ai's Google model writes its system prompts; read
+  // back, each part is a system message again). One after a turn has no place: the
+  // API has no system message but the instruction before the contents.
+  // The responses to one turn's calls are one Content (the API wants them together),
+  // from APIs with a message per tool result.
+  JsonDoc system;
+  bool turned = false;
+  std::string results;
+  auto write_results = [&] {
+    if (!results.empty()) {
+      write_raw(w, fmt::format(R"({{"role":"user","parts":[{}]}})", results));
+      results.clear();
+    }
+  };
   for (const BodyTurn& turn : turns) {
     for (const std::string& value : turn.values) {
       std::string instruction = member_json(value, "systemInstruction");
+      std::string parts = instruction.empty() && tool_results_only(turn.message)
+                              ? member_json(value, "parts")
+                              : std::string();
+      if (parts.size() > 2) {
+        results += results.empty() ? "" : ",";
+        results += std::string_view(parts).substr(1, parts.size() - 2);
+        turned = true;
+        continue;
+      }
+      write_results();
       if (instruction.empty()) {
         write_raw(w, value);
-      } else if (system.empty()) {
-        system = instruction;
+        turned = true;
+      } else if (turned) {
+        drop("mid-conversation system messages");
       } else {
-        drop("system messages beyond the first");
+        append_system_instruction(instruction, system);
       }
     }
   }
+  write_results();
   w.EndArray();
-  if (!system.empty()) {
+  if (system.IsObject()) {
     w.Key("systemInstruction");
-    write_raw(w, system);
+    system.Accept(w);
   }
   bool functions = std::any_of(body.tools.begin(), body.tools.end(),
                                [](const ToolSpec& t) { return t.kind == "function"; });

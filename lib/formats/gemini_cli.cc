@@ -364,6 +364,10 @@ std::optional<Block> decode_gemini_cli_result(const JsonValue& call, const std::
       }
     }
     if (!extra.empty()) {
+      if (block.result.is_string() && block.result.text == "{}") {
+        block.result = Content{};  // media alone: an empty response, the media after it
+        block.result.form = Content::Form::blocks;
+      }
       content_to_blocks(block.result);
       for (Block& part : extra) {
         block.result.blocks.push_back(std::move(part));

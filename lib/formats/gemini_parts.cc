@@ -127,7 +127,10 @@ std::string guess_mime_type(const Block& block) {
 // A functionResponse's `response` as tool result content: `{"output": TEXT}` (what
 // Gemini CLI and the SDKs send for a string) is TEXT, `{"error": TEXT}` TEXT with
 // the error flag, anything else its JSON text. An output that is itself a JSON
-// object's text stays wrapped, so that writing it back cannot mistake it.
+// object's text written compactly stays wrapped, so that writing it back cannot
+// mistake it: the writer sends such a text as the object, and an object's text
+// spelled otherwise (indented) as an output, so that it comes back as it was. An
+// error is always its text (the writer sends every error as one).
 void decode_response(const JsonValue* response, Block& block) {
   block.result.form = Content::Form::string;
   if (response == nullptr || response->IsNull()) {
@@ -140,7 +143,7 @@ void decode_response(const JsonValue* response, Block& block) {
     if ((key == "output" || key == "error") && only.value.IsString()) {
       std::string text(view_of(only.value));
       JsonDoc doc;
-      if (!parse_object(text, doc)) {
+      if (key == "error" || !parse_object(text, doc) || to_json(doc) != text) {
         block.result.text = std::move(text);
         if (key == "error") {
           block.is_error = true;
@@ -203,12 +206,15 @@ void decode_gemini_part(const JsonValue& part, const std::string& path,
     block.id = std::string(optional_string(*response, "id", response_path).value_or(""));
     block.name = std::string(optional_string(*response, "name", response_path).value_or(""));
     decode_response(find_member(*response, "response"), block);
-    // A multimodal response's media (`parts`: inlineData, fileData) follow its text.
+    // A multimodal response's media (`parts`: inlineData, fileData) follow its text;
+    // a response of media alone has an empty `response` (as pydantic-ai writes it).
     const JsonValue* media = find_member(*response, "parts");
     if (media != nullptr && media->IsArray() && !media->Empty()) {
       Content result;
       result.form = Content::Form::blocks;
-      if (block.result.form != Content::Form::absent) {
+      const JsonValue* said = find_member(*response, "response");
+      bool empty = said != nullptr && said->IsObject() && said->MemberCount() == 0;
+      if (block.result.form != Content::Form::absent && !empty) {
         result.blocks.push_back(Block::make_text(std::move(block.result.text)));
       }
       std::string parts_path = member_path(response_path, "parts");
@@ -233,8 +239,12 @@ void decode_gemini_part(const JsonValue& part, const std::string& path,
       block.source.type = MediaSource::Type::base64;
       block.source.data = std::string(string_member(data, "data").value_or(""));
     } else {
-      block.source.type = MediaSource::Type::url;
       block.source.data = std::string(string_of(data, k_file_uri).value_or(""));
+      // A fileUri is a URI (https:, gs:); one with no scheme is the id of a file
+      // another API keeps (OpenAI's `file-...`, Anthropic's `file_...`), which is how
+      // convo writes such an id there.
+      bool id = !block.source.data.empty() && block.source.data.find(':') == std::string::npos;
+      block.source.type = id ? MediaSource::Type::file_id : MediaSource::Type::url;
     }
     return;
   }
@@ -366,17 +376,27 @@ bool GeminiPartWriter::holds(const Block& block) const {
 
 void GeminiPartWriter::write_response(JsonWriter& w, const Block& result) {
   std::string text;
+  bool texts = false;
   if (result.result.is_string()) {
     text = result.result.text;
+    texts = true;
   } else if (result.result.is_blocks()) {
     for (const Block& block : result.result.blocks) {
       if (block.type == BlockType::text) {
         text += block.text;
+        texts = true;
       }
     }
   }
+  if (!texts && has_media(result.result)) {
+    w.StartObject();  // media alone: they follow it (Gemini's `parts`, Gemini CLI's result)
+    w.EndObject();
+    return;
+  }
+  // An object's text is the response itself when written compactly (the response
+  // read back is that text); spelled otherwise, it is an output, kept as it is.
   JsonDoc doc;
-  if (!result.is_error.value_or(false) && parse_object(text, doc)) {
+  if (!result.is_error.value_or(false) && parse_object(text, doc) && to_json(doc) == text) {
     write_raw(w, text);
     return;
   }
@@ -474,10 +494,23 @@ void GeminiPartWriter::write(JsonWriter& w, const Block& block, std::string_view
         object.write();
       });
       if (original == nullptr && block.result.is_blocks()) {
+        // The response holds one text, before the media: several texts are joined,
+        // and a text after a media block moves before them.
+        std::size_t texts = 0;
+        bool media_before_text = false;
+        bool media = false;
         for (const Block& inner : block.result.blocks) {
-          if (inner.type != BlockType::text && !is_media(inner.type)) {
+          if (inner.type == BlockType::text) {
+            ++texts;
+            media_before_text = media_before_text || media;
+          } else if (is_media(inner.type)) {
+            media = true;
+          } else {
             m_drop(fmt::format("{} in tool results", blocks_of(inner)));
           }
+        }
+        if (texts > 1 || media_before_text) {
+          m_drop("text block boundaries in tool results");
         }
       }
       signature();

@@ -82,10 +82,12 @@ Location locate(const BlockOrigin& origin) {
   std::string pointer;
   const FormatInfo& format = format_traits(c.format);
   bool blocks_addressable = format.blocks_at_content_index;
-  if (c.system_slot && origin.slot == 0) {
+  // A Gemini instruction of several parts is a system message per part (element 0).
+  std::size_t element = c.system_slot ? element_index(c, origin.slot) : origin.slot;
+  if (c.system_slot && element == 0) {
     pointer = "/system";
   } else {
-    std::size_t index = c.system_slot ? origin.slot - 1 : origin.slot;
+    std::size_t index = c.system_slot ? element - 1 : element;
     if (!c.array_key.empty()) {
       pointer = "/" + c.array_key;
     }
