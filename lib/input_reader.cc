@@ -250,7 +250,7 @@ class InputReader {
     try {
       decoder->decode(std::move(record), m_decoded);
     } catch (const DecodeError& error) {
-      std::optional<std::size_t> offset = locate_json_pointer(record.raw, error.path());
+      std::optional<std::size_t> offset = locate_json_pointer(record.raw.str(), error.path());
       Location where = offset ? locate_offset(record, *offset) : record.where;
       std::string what = error.path().empty()
                              ? error.message()
@@ -266,7 +266,8 @@ class InputReader {
           Record whole;
           whole.where = message.where;
           whole.where.column = std::max<std::uint64_t>(whole.where.column, 1);
-          whole.raw = message.container ? message.container->raw : message.raw;
+          whole.raw = message.container ? std::string_view(message.container->raw)
+                                        : message.raw.view();
           m_decoded.clear();
           bad(std::move(whole), format, whole.where, *why);
           return;

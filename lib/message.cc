@@ -1,5 +1,9 @@
 #include "message.h"
 
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
 namespace convo {
 
 std::string_view role_name(Role role) {
@@ -280,6 +284,35 @@ std::string openai_role_name(const Message& message) {
       break;
   }
   return "";
+}
+
+void Bytes::assign(const char* data, std::size_t size) {
+  if (size == 0) {
+    clear();
+    return;
+  }
+  // A fresh block first: `data` may point into the old one.
+  char* block = static_cast<char*>(std::malloc(sizeof(std::size_t) + size));
+  if (block == nullptr) {
+    throw std::bad_alloc();
+  }
+  std::memcpy(block, &size, sizeof(std::size_t));
+  std::memcpy(block + sizeof(std::size_t), data, size);
+  clear();
+  m_block = block;
+}
+
+void Bytes::clear() {
+  std::free(m_block);
+  m_block = nullptr;
+}
+
+std::size_t Bytes::size() const {
+  std::size_t size = 0;
+  if (m_block != nullptr) {
+    std::memcpy(&size, m_block, sizeof(std::size_t));
+  }
+  return size;
 }
 
 }  // namespace convo

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <compare>
 #include <concepts>
 #include <cstdint>
 #include <memory>
@@ -270,6 +271,11 @@ class Boxed {
   {
     return std::string_view(**this) == other;
   }
+  auto operator<=>(const Boxed& other) const
+    requires std::three_way_comparable<T>
+  {
+    return **this <=> *other;
+  }
 
   const T& operator*() const { return m_value ? *m_value : k_default; }
   const T* operator->() const { return m_value ? m_value.get() : &k_default; }
@@ -285,6 +291,55 @@ class Boxed {
  private:
   static inline const T k_default{};
   std::unique_ptr<T> m_value;
+};
+
+// A record's bytes as they were read: one pointer (8 bytes, where a std::string
+// takes 32) to a block holding the size and the bytes; null when empty. Reads as a
+// std::string_view. A conversation of millions of short records held whole keeps
+// each one's bytes (to write it unchanged), so the 24 bytes count.
+class Bytes {
+ public:
+  Bytes() = default;
+  Bytes(std::string_view text) { assign(text); }  // NOLINT(google-explicit-constructor)
+  Bytes(const Bytes& other) { assign(other.view()); }
+  Bytes(Bytes&& other) noexcept : m_block(other.m_block) { other.m_block = nullptr; }
+  Bytes& operator=(const Bytes& other) {
+    if (this != &other) {
+      assign(other.view());
+    }
+    return *this;
+  }
+  Bytes& operator=(Bytes&& other) noexcept {
+    if (this != &other) {
+      clear();
+      m_block = other.m_block;
+      other.m_block = nullptr;
+    }
+    return *this;
+  }
+  Bytes& operator=(std::string_view text) {
+    assign(text);
+    return *this;
+  }
+  ~Bytes() { clear(); }
+
+  // Holds a copy of `size` bytes at `data` (which may be its own).
+  void assign(const char* data, std::size_t size);
+  void assign(std::string_view text) { assign(text.data(), text.size()); }
+  // Empties it, giving its memory back.
+  void clear();
+
+  std::size_t size() const;
+  bool empty() const { return m_block == nullptr; }
+  const char* data() const { return m_block != nullptr ? m_block + sizeof(std::size_t) : ""; }
+  std::string_view view() const { return std::string_view(data(), size()); }
+  operator std::string_view() const { return view(); }  // NOLINT(google-explicit-constructor)
+  std::string str() const { return std::string(view()); }
+  bool operator==(std::string_view other) const { return view() == other; }
+  bool operator==(const Bytes& other) const { return view() == other.view(); }
+
+ private:
+  char* m_block = nullptr;  // the size (a std::size_t), then the bytes
 };
 
 // Record metadata beyond the turn, filled where a format records it: the session
@@ -355,13 +410,19 @@ class Message {
   Role role = Role::user;
   Format origin{};        // the format it was decoded from (see Provenance below)
   bool modified = false;  // a stage changed it: re-encode instead of passing `raw`
-  // Rare strings are boxed (8 bytes, not 32, when empty): read `*custom_role` or
-  // `name->size()`, assign a std::string.
+  // Set for messages decoded from a multi-message document (a request body, a
+  // `{"loglines": [...]}` file): the position within `container` (below). Held in
+  // the bytes after the flags, where it costs nothing.
+  std::uint32_t slot = 0;
+  // Strings most records of most formats leave empty are boxed (8 bytes, not 32,
+  // when empty: a conversation of millions of short records held whole is mostly
+  // its `Message`s): read `*id`, `id->size()` or compare `id == "x"`, assign a
+  // std::string.
   Boxed<std::string> custom_role;  // when role == custom
-  std::string record_type;  // the record's own type string ("progress", "pr-link", "human")
-  std::string id;           // the message's id (Claude Code: uuid); empty when absent
+  Boxed<std::string> record_type;  // the record's own type string ("progress", "pr-link", "human")
+  Boxed<std::string> id;           // the message's id (Claude Code: uuid); empty when absent
   Boxed<std::string> name;  // sender name (OpenAI/LangChain `name`); empty when absent
-  std::string timestamp;
+  Boxed<std::string> timestamp;
   Content content;
   Boxed<RecordMeta> meta;  // read `meta->uuid`; write `meta.edit().uuid = ...`
   // Token usage: on responses only (most records of most logs have none), so held
@@ -375,16 +436,15 @@ class Message {
   // The original bytes of the record (one line, or the whole document for a
   // record that spans lines). Written verbatim when the output format is
   // `origin` and `modified` is false.
-  std::string raw;
+  Bytes raw;
   // The parsed record; members the decoder did not model are written back from it.
   std::shared_ptr<const Source> source;
   // The JSON object of the message within `source` (the record itself, or e.g. the
   // `message` of a Claude Code line, or one element of a request's `messages`).
   const JsonValue* json = nullptr;
   // Set for messages decoded from a multi-message document (a request body, a
-  // `{"loglines": [...]}` file); `slot` is the position within it.
+  // `{"loglines": [...]}` file); `slot` (above) is the position within it.
   std::shared_ptr<const Container> container;
-  std::size_t slot = 0;
 
   // Stages call this before changing a message they did not create.
   void touch() { modified = true; }

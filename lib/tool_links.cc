@@ -102,17 +102,27 @@ std::vector<AtomicUnit> atomic_units(std::span<const Message> conversation) {
   if (n == 0) {
     return units;
   }
+  // Room for a unit a record, of which only the pages used are ever touched: no
+  // copy of the units as they grow beside a conversation held whole.
+  units.reserve(n);
   // reach[i]: the last record that must be in the same run as record i.
-  std::vector<std::size_t> reach(n);
+  std::vector<std::uint32_t> reach(n);
   for (std::size_t i = 0; i < n; ++i) {
-    reach[i] = i;
+    reach[i] = static_cast<std::uint32_t>(i);
   }
   for (const ToolLink& link : link_tools(conversation).links) {
-    reach[link.call] = std::max(reach[link.call], link.result);
+    reach[link.call] = std::max(reach[link.call], static_cast<std::uint32_t>(link.result));
   }
-  std::vector<std::size_t> starts = response_starts(conversation);
+  // The records of one response reach its last (response_starts, without a vector
+  // of its own).
+  std::unordered_map<std::string_view, std::size_t> first;
   for (std::size_t i = 0; i < n; ++i) {
-    reach[starts[i]] = std::max(reach[starts[i]], i);
+    const Message& message = conversation[i];
+    if (message.is_turn() && message.role == Role::assistant &&
+        !message.meta->message_id.empty()) {
+      std::size_t start = first.try_emplace(message.meta->message_id, i).first->second;
+      reach[start] = std::max(reach[start], static_cast<std::uint32_t>(i));
+    }
   }
 
   // Sweep: a run ends where nothing before it reaches further. Runs without a
@@ -124,29 +134,29 @@ std::vector<AtomicUnit> atomic_units(std::span<const Message> conversation) {
     std::size_t end = reach[i];
     AtomicUnit unit;
     for (; i <= end; ++i) {
-      end = std::max(end, reach[i]);
+      end = std::max<std::size_t>(end, reach[i]);
       if (conversation[i].is_turn()) {
         if (unit.turns == 0) {
-          unit.first_turn = i;
+          unit.first_turn = static_cast<std::uint32_t>(i);
         }
-        unit.last_turn = i;
+        unit.last_turn = static_cast<std::uint32_t>(i);
         ++unit.turns;
       }
     }
     if (unit.turns == 0) {
       if (!units.empty()) {
-        units.back().end = i;
+        units.back().end = static_cast<std::uint32_t>(i);
       }
       continue;  // leading riders wait for the first turn
     }
-    unit.begin = units.empty() ? 0 : start;
-    unit.end = i;
+    unit.begin = units.empty() ? 0 : static_cast<std::uint32_t>(start);
+    unit.end = static_cast<std::uint32_t>(i);
     units.push_back(unit);
   }
   if (units.empty()) {
     // No turn at all: everything is one run.
     AtomicUnit all;
-    all.end = n;
+    all.end = static_cast<std::uint32_t>(n);
     units.push_back(all);
   }
   return units;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -55,12 +56,14 @@ bool same_response(const Message& a, const Message& b);
 std::vector<std::size_t> response_starts(std::span<const Message> conversation);
 
 // A contiguous run of records that must be kept or dropped whole: [begin, end).
+// Indexes are 32 bits: a conversation held whole has one unit for most of its
+// records (20 bytes each, not 40), and 4 billion records would not fit in memory.
 struct AtomicUnit {
-  std::size_t begin = 0;
-  std::size_t end = 0;
-  std::size_t first_turn = 0;  // the first and last conversation turn in it
-  std::size_t last_turn = 0;
-  std::size_t turns = 0;       // how many turns it holds (0 only when the input has none)
+  std::uint32_t begin = 0;
+  std::uint32_t end = 0;
+  std::uint32_t first_turn = 0;  // the first and last conversation turn in it
+  std::uint32_t last_turn = 0;
+  std::uint32_t turns = 0;       // how many turns it holds (0 only when the input has none)
 };
 
 // Splits `conversation` into the smallest contiguous runs such that

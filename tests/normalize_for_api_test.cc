@@ -139,12 +139,18 @@ TEST_CASE("the API view keeps where each message and block came from, built in p
     REQUIRE(view.size() == 3);
     CHECK(view[0].origin.where.line == 1);
     CHECK(view[1].origin.where.line == 2);
-    CHECK(view[1].block_origins.size() == 1);
+    // The assistant record is its own origin: its block 0 is the record's block 0.
+    CHECK(view[1].block_origins == nullptr);
+    CHECK(view[1].block_origin(0).where.line == 2);
+    CHECK(view[1].block_origin(0).index == 0);
+    CHECK(view[1].block_origin(1).index == BlockOrigin::k_whole);
     const ApiMessage last = view.back();
     CHECK(last.origin.where.line == 4);
-    REQUIRE(last.block_origins.size() == 2);
-    CHECK(last.block_origins[0].where.line == 4);
-    CHECK(last.block_origins[1].where.line == 3);
+    REQUIRE(last.block_origins != nullptr);
+    REQUIRE(last.block_origins->size() == 2);
+    CHECK(last.block_origin(0).where.line == 4);
+    CHECK(last.block_origin(1).where.line == 3);
+    CHECK(last.block_origin(1).index == BlockOrigin::k_whole);
     CHECK(last.message.content.blocks.at(1).text == "second");
     std::size_t seen = 0;
     for (const ApiMessage& m : view) {

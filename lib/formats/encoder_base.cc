@@ -79,7 +79,7 @@ namespace {
 
 // Throws EncodeError when `value`, re-encoded from `raw` (found at `where`), is not
 // valid UTF-8, pointing at the first bad byte of `raw` where it can.
-void check_utf8(std::string_view value, const Location& where, const std::string& raw) {
+void check_utf8(std::string_view value, const Location& where, std::string_view raw) {
   std::optional<std::size_t> bad = find_invalid_utf8(value);
   if (!bad) {
     return;
@@ -97,7 +97,7 @@ void check_utf8(std::string_view value, const Location& where, const std::string
                     fmt::format("invalid UTF-8 (byte 0x{:02x}): a record convo re-encodes must be "
                                 "valid UTF-8",
                                 byte),
-                    raw);
+                    std::string(raw));
 }
 
 // What a container's members beyond its messages are counted as when the messages
@@ -709,7 +709,7 @@ void EncoderBase::write_translated_body(const JsonValue& root, Format from, bool
   body.response = response;
   format_info(from).body->read(root, body);
   const Location where = held.empty() ? Location{} : held.front().where;
-  const std::string& raw = held.empty() ? std::string() : held.front().raw;
+  std::string_view raw = held.empty() ? std::string_view() : held.front().raw.view();
   for (const std::string& what : body.unmapped) {
     m_loss.drop(m_format, what, where);
   }

@@ -399,7 +399,7 @@ class ItemWriter {
                            find_member(*m_m.json, "content")->IsString()));
     if (m_same && !m_m.modified && !system_to_codex && !easy_to_codex) {
       if (m_m.origin == Format::openai_responses && !m_m.container && !m_m.raw.empty()) {
-        m_values.push_back(m_m.raw);
+        m_values.push_back(m_m.raw.str());
       } else {
         m_values.push_back(to_json(*m_m.json));
       }

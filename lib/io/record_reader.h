@@ -17,7 +17,7 @@ namespace convo {
 // valid JSON carries `error` instead of `source`, and `where.column` points at the
 // problem.
 struct Record {
-  std::string raw;                  // the bytes, without line terminator or BOM
+  Bytes raw;                        // the bytes, without line terminator or BOM
   std::shared_ptr<Source> source;   // the parsed JSON; null when `error` is set
   Location where;                   // file and first line (and column of an error)
   std::string error;                // why the record is not JSON; empty when it is

@@ -167,8 +167,8 @@ class Checker {
     add(locate(origin), rule, std::move(message));
   }
 
-  static const BlockOrigin& origin_of(const ApiMessage& m, std::size_t block) {
-    return block < m.block_origins.size() ? m.block_origins[block] : m.origin;
+  static BlockOrigin origin_of(const ApiMessage& m, std::size_t block) {
+    return m.block_origin(block);
   }
 
   // "a user", "an assistant".

@@ -162,9 +162,17 @@ namespace {
 // messages can then be written over the records they are made from.
 struct ViewItems {
   std::vector<Message>& messages;
-  std::vector<ApiOrigins>& origins;
+  std::vector<std::unique_ptr<ApiOrigins>>& origins;
   bool with_origins;
 
+  // Where item `i` came from, written out (a record's item leaves it implied until
+  // it is joined with another).
+  ApiOrigins& origins_at(std::size_t i) {
+    if (origins[i] == nullptr) {
+      origins[i] = std::make_unique<ApiOrigins>(origins_of(messages[i], true));
+    }
+    return *origins[i];
+  }
   // Appends item `from` to item `into`.
   void append(std::size_t into, std::size_t from) {
     if (!with_origins) {
@@ -172,8 +180,11 @@ struct ViewItems {
                      nullptr);
       return;
     }
-    append_content(messages[into], std::move(messages[from]), &origins[into].blocks,
-                   &origins[into].origin, &origins[from].blocks, &origins[from].origin);
+    ApiOrigins& to = origins_at(into);
+    ApiOrigins& added = origins_at(from);
+    append_content(messages[into], std::move(messages[from]), &to.blocks, &to.origin,
+                   &added.blocks, &added.origin);
+    origins[from].reset();
   }
   // Moves item `from` to `to`, before it.
   void move_down(std::size_t to, std::size_t from) {
@@ -217,7 +228,8 @@ struct ViewMode {
 };
 
 // Step 2: what the API sees of each record of `thread`, in order, each given to
-// `emit` (a `Message&&`, which may be the record itself, and its `ApiOrigins&&`).
+// `emit` (a `Message&&`, which may be the record itself, and its origins: null for
+// the record itself, see ApiConversation::origins).
 // Attachments are held as they are until step 3 has put them in place.
 template <typename Emit>
 void view_items(std::vector<Message>& records, const std::vector<std::size_t>& thread,
@@ -248,17 +260,15 @@ void view_items(std::vector<Message>& records, const std::vector<std::size_t>& t
           record.role = Role::user;  // tool results ride in user messages
           record.touch();
         }
-        {
-          ApiOrigins from = origins ? origins_of(record, true) : ApiOrigins{};
-          emit(std::move(record), std::move(from));
-        }
+        // The record is its own origin (ApiConversation::origins).
+        emit(std::move(record), std::unique_ptr<ApiOrigins>());
         break;
       case Kind::event:
         // Claude Code sends the output of local commands (/model, /cost, ...) as user text.
         if (record.meta->subtype == "local_command" && record.content.is_string()) {
           ViewItem made =
               made_user_message(record, std::move(record.content.text), false, origins);
-          emit(std::move(made.message), std::move(made.origins));
+          emit(std::move(made.message), std::make_unique<ApiOrigins>(std::move(made.origins)));
         }
         break;
       case Kind::attachment: {
@@ -270,7 +280,7 @@ void view_items(std::vector<Message>& records, const std::vector<std::size_t>& t
               record, "<system-reminder>\n" + text + "\n</system-reminder>", true, origins);
           m.message.kind = Kind::attachment;  // until step 3 has put it in place
           m.message.record_type = std::string(k_attachment_record);
-          emit(std::move(m.message), std::move(m.origins));
+          emit(std::move(m.message), std::make_unique<ApiOrigins>(std::move(m.origins)));
         }
         break;
       }
@@ -409,7 +419,7 @@ std::vector<ApiConversation> views(std::vector<Message>& records, const Normaliz
       view.origins.reserve(threads[0].size());
     }
     std::size_t count = 0;
-    view_items(records, threads[0], used, mode, [&](Message&& m, ApiOrigins&& from) {
+    view_items(records, threads[0], used, mode, [&](Message&& m, std::unique_ptr<ApiOrigins>&& from) {
       if (&m != &records[count]) {  // a record kept where it is
         records[count] = std::move(m);
       }
@@ -430,7 +440,7 @@ std::vector<ApiConversation> views(std::vector<Message>& records, const Normaliz
       if (mode.origins) {
         view.origins.reserve(thread.size());
       }
-      view_items(records, thread, used, mode, [&](Message&& m, ApiOrigins&& from) {
+      view_items(records, thread, used, mode, [&](Message&& m, std::unique_ptr<ApiOrigins>&& from) {
         view.messages.push_back(std::move(m));
         if (mode.origins) {
           view.origins.push_back(std::move(from));
@@ -469,9 +479,26 @@ std::vector<std::vector<Message>> normalize_for_api(std::vector<Message> records
 }
 
 ApiMessage ApiConversation::operator[](std::size_t i) const {
-  static const ApiOrigins k_none;
-  const ApiOrigins& from = i < origins.size() ? origins[i] : k_none;
-  return ApiMessage{messages[i], from.origin, from.blocks};
+  static const std::vector<BlockOrigin> k_no_blocks;
+  if (i >= origins.size()) {
+    return ApiMessage{messages[i], BlockOrigin{}, &k_no_blocks};
+  }
+  if (origins[i] == nullptr) {
+    return ApiMessage{messages[i], origin_of(messages[i]), nullptr};
+  }
+  return ApiMessage{messages[i], origins[i]->origin, &origins[i]->blocks};
+}
+
+BlockOrigin ApiMessage::block_origin(std::size_t index) const {
+  if (block_origins != nullptr) {
+    return index < block_origins->size() ? (*block_origins)[index] : origin;
+  }
+  if (message.content.is_blocks() && index < message.content.blocks.size()) {
+    BlockOrigin block = origin;
+    block.index = index;
+    return block;
+  }
+  return origin;
 }
 
 namespace {
@@ -517,7 +544,7 @@ void slim_for_api(Message& record, bool keep_bytes) {
   // or where they are not UTF-8: the writer's error then names the bad byte's column.
   const bool as_is = needed && anthropic_as_is(record);
   if (!needed || !keep_bytes || (!as_is && !find_invalid_utf8(record.raw))) {
-    std::string().swap(record.raw);
+    record.raw.clear();
   }
   if (needed && !as_is && parsed_record_unused(record)) {
     record.source.reset();

@@ -104,7 +104,7 @@ class RedactSink final : public MessageSink {
   }
 
  private:
-  void write(const Source* source, const std::string& raw, const Location& where) {
+  void write(const Source* source, std::string_view raw, const Location& where) {
     std::optional<std::string> redacted;
     std::vector<Problem> found;
     if (source != nullptr && !source->doc.HasParseError()) {

@@ -124,7 +124,7 @@ std::optional<Message> cut(const Message& message, Side side, std::int64_t room,
 // `cut_unit` its one message replaced by `cut_message`.
 // Where `"parentUuid": "<parent>"` is in a record's bytes (whatever the spacing
 // around the colon), and its length; npos when it is not there as such.
-std::pair<std::size_t, std::size_t> find_parent_link(const std::string& raw,
+std::pair<std::size_t, std::size_t> find_parent_link(std::string_view raw,
                                                      const std::string& parent) {
   constexpr std::string_view k_key = "\"parentUuid\"";
   for (std::size_t at = raw.find(k_key); at != std::string::npos; at = raw.find(k_key, at + 1)) {
@@ -163,21 +163,24 @@ using Restore = std::function<Message(const Message& message, std::size_t index)
 class Trimmer {
  public:
   // `counts[i]` is the tokens of `conversation[i]` within the conversation.
-  Trimmer(const std::vector<Message>& conversation, const std::vector<std::int64_t>& counts,
+  Trimmer(const std::vector<Message>& conversation, std::vector<std::int64_t> counts,
           const TrimOptions& options, const TokenCounter& counter, Restore restore)
       : m_conversation(conversation),
         m_options(options),
         m_counter(counter),
         m_restore(std::move(restore)),
-        m_units(atomic_units(conversation)) {
-    m_tokens.reserve(m_units.size());
-    for (const AtomicUnit& unit : m_units) {
+        m_units(atomic_units(conversation)),
+        m_tokens(std::move(counts)) {
+    // Each unit's sum is written over the counts (unit u starts at record u or
+    // later): not a second vector beside them.
+    for (std::size_t u = 0; u < m_units.size(); ++u) {
       std::int64_t sum = 0;
-      for (std::size_t i = unit.begin; i < unit.end; ++i) {
-        sum += counts[i];
+      for (std::size_t i = m_units[u].begin; i < m_units[u].end; ++i) {
+        sum += m_tokens[i];
       }
-      m_tokens.push_back(sum);
+      m_tokens[u] = sum;
     }
+    m_tokens.resize(m_units.size());
   }
 
   Window first() const {
@@ -306,10 +309,12 @@ class Trimmer {
         Message& m = out.back();
         m.meta.edit().parent_uuid = kept_ancestor(parent);
         if (at != std::string::npos) {
-          m.raw.replace(at, link_size,
-                        m.meta->parent_uuid.empty()
-                            ? std::string("\"parentUuid\":null")
-                            : fmt::format("\"parentUuid\":\"{}\"", m.meta->parent_uuid));
+          std::string patched = m.raw.str();
+          patched.replace(at, link_size,
+                          m.meta->parent_uuid.empty()
+                              ? std::string("\"parentUuid\":null")
+                              : fmt::format("\"parentUuid\":\"{}\"", m.meta->parent_uuid));
+          m.raw = patched;
         }
       }
     });
@@ -417,13 +422,13 @@ std::vector<std::string> split_text(std::string_view text, TextSplitter splitter
 namespace {
 
 std::vector<Message> trim_counted(std::vector<Message> conversation,
-                                  const std::vector<std::int64_t>& counts,
+                                  std::vector<std::int64_t> counts,
                                   const TrimOptions& options, const TokenCounter& counter,
                                   Restore restore) {
   if (conversation.empty()) {
     return conversation;
   }
-  Trimmer trimmer(conversation, counts, options, counter, std::move(restore));
+  Trimmer trimmer(conversation, std::move(counts), options, counter, std::move(restore));
   Window window = options.strategy == TrimStrategy::first ? trimmer.first() : trimmer.last();
   return trimmer.take(conversation, window);
 }
@@ -459,7 +464,7 @@ Message decode_again(const Message& message) {
   record.raw = message.raw;
   record.where = message.where;
   record.source = std::make_shared<Source>();
-  record.source->text = message.raw;
+  record.source->text = message.raw.view();
   if (!parse_json_in_place(record.source->text, record.source->doc)) {
     throw Error(message.where, "cannot read this record again to cut it");
   }
@@ -520,7 +525,7 @@ class TrimStage final : public StreamStage {
       return released[index] ? decode_again(message) : message;
     };
     std::vector<Message> out =
-        trim_counted(std::move(conversation), counts, m_options, *m_counter, restore);
+        trim_counted(std::move(conversation), std::move(counts), m_options, *m_counter, restore);
     if (out.empty() && n > 0 && m_options.emptied) {
       m_options.emptied->fetch_add(1, std::memory_order_relaxed);
     }
@@ -541,7 +546,7 @@ std::vector<Message> trim(std::vector<Message> conversation, const TrimOptions& 
                           const TokenCounter& counter) {
   check_trim_options(options);
   std::vector<std::int64_t> counts = counter.count_conversation(conversation);
-  return trim_counted(std::move(conversation), counts, options, counter,
+  return trim_counted(std::move(conversation), std::move(counts), options, counter,
                       [](const Message& message, std::size_t) { return message; });
 }
 
