@@ -382,7 +382,7 @@ class AiSdkEncoder final : public EncoderBase {
         // elsewhere; a plain-text document is a text/plain file of its bytes, which the
         // Anthropic provider sends as a text document again.
         std::string data = block.source.type == MediaSource::Type::url || openai_file_id(block)
-                               ? block.source.data
+                               ? block.source.data.str()
                                : block.source.base64_data();
         std::string media_type = block.source.media_type;
         if (media_type.empty() && block.source.type == MediaSource::Type::text) {

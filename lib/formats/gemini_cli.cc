@@ -205,7 +205,7 @@ class GeminiCliDecoder final : public Decoder {
     Message message = begin_contained(base, where, container->element_of_slot.size(), &element);
     message.id = std::string(optional_string(element, "id", path).value_or(""));
     if (made_up_message_id(message.id)) {
-      message.id.clear();
+      message.id = std::string();
     }
     message.timestamp = std::string(optional_string(element, "timestamp", path).value_or(""));
     std::string type(optional_string(element, "type", path).value_or(""));

@@ -628,6 +628,9 @@ class GeminiCliEncoder final : public EncoderBase {
                                  : blocks.end();
           if (first_media == blocks.end()) {
             GeminiPartWriter::write_response(rw, *result);
+          } else if (first_media == blocks.begin()) {
+            rw.StartObject();  // no text before the file: `{}`, as Gemini's media alone
+            rw.EndObject();
           } else {
             Block lead = *result;
             lead.result.blocks.assign(blocks.begin(), first_media);

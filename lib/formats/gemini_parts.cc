@@ -243,7 +243,8 @@ void decode_gemini_part(const JsonValue& part, const std::string& path,
       // A fileUri is a URI (https:, gs:); one with no scheme is the id of a file
       // another API keeps (OpenAI's `file-...`, Anthropic's `file_...`), which is how
       // convo writes such an id there.
-      bool id = !block.source.data.empty() && block.source.data.find(':') == std::string::npos;
+      std::string_view uri = block.source.data.view();
+      bool id = !uri.empty() && uri.find(':') == std::string_view::npos;
       block.source.type = id ? MediaSource::Type::file_id : MediaSource::Type::url;
     }
     return;

@@ -101,6 +101,11 @@ if (corpus && existsSync(corpus)) {
 // --- The values to check, by the type they must have ---
 
 const values = [];  // [type, where, value]
+// An API error body, `{"error": {...}}` (convert writes one for an error body read
+// with --from): its `error` is the SDK's ErrorObject, as both OpenAI APIs send it.
+const isErrorBody = (doc) =>
+  doc && typeof doc === "object" && !Array.isArray(doc) && Object.keys(doc).length === 1 &&
+  doc.error && typeof doc.error === "object";
 for (const [where, line] of written["openai-responses"]) {
   let doc;
   try {
@@ -108,7 +113,9 @@ for (const [where, line] of written["openai-responses"]) {
   } catch {
     continue;  // not JSON: the convert test's concern
   }
-  if (doc?.object === "response" && Array.isArray(doc.output)) {
+  if (isErrorBody(doc)) {
+    values.push(["ErrorObject", `${where} error`, doc.error]);
+  } else if (doc?.object === "response" && Array.isArray(doc.output)) {
     doc.output.forEach((item, i) => values.push(["ResponseInputItem", `${where} output[${i}]`, item]));
   } else if (Array.isArray(doc?.input)) {
     doc.input.forEach((item, i) => values.push(["ResponseInputItem", `${where} input[${i}]`, item]));
@@ -123,7 +130,9 @@ for (const [where, line] of written.openai) {
   } catch {
     continue;
   }
-  if (Array.isArray(doc?.messages)) {
+  if (isErrorBody(doc)) {
+    values.push(["ErrorObject", `${where} error`, doc.error]);
+  } else if (Array.isArray(doc?.messages)) {
     doc.messages.forEach((m, i) => values.push(["ChatCompletionMessageParam", `${where} messages[${i}]`, m]));
   } else if (doc?.object === "chat.completion") {
     continue;  // a response body: its messages are no params
@@ -137,6 +146,7 @@ for (const [where, line] of written.openai) {
 const work = mkdtempSync(path.join(tmpdir(), "convo-sdk-types-"));
 let source_ts = `import type { ResponseInputItem } from "openai/resources/responses/responses";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type { ErrorObject } from "openai/resources/shared";
 `;
 values.forEach(([type, , value], i) => {
   source_ts += `export const v${i}: ${type} = ${JSON.stringify(value)};\n`;
@@ -156,7 +166,7 @@ const bad = new Map();  // value index -> first message
 for (const l of lines) {
   const m = /written\.ts\((\d+),\d+\): (.*)/.exec(l);
   if (m) {
-    const index = Number(m[1]) - 3;
+    const index = Number(m[1]) - 4;  // after the three import lines
     if (!bad.has(index)) bad.set(index, m[2]);
   }
 }
@@ -182,7 +192,7 @@ if (result.status !== 0 && bad.size === 0) {
 rmSync(work, { recursive: true, force: true });
 const count = (type) => values.filter(([t]) => t === type).length;
 const fails = (type) => [...bad.keys()].filter((i) => values[i]?.[0] === type).length;
-for (const type of ["ResponseInputItem", "ChatCompletionMessageParam"]) {
+for (const type of ["ResponseInputItem", "ChatCompletionMessageParam", "ErrorObject"]) {
   console.log(`${type}: ${count(type) - fails(type)} of ${count(type)} written values accepted by the openai SDK's types`);
 }
 for (const [message, n] of known) {
