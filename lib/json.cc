@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -38,6 +39,25 @@ struct PaddedInsituStream : rapidjson::InsituStringStream {
 #else
 using PaddedInsituStream = rapidjson::InsituStringStream;
 #endif
+
+namespace {
+
+// True when an in-place parse of `copy` (its padding of NULs after its size) stopped
+// at a value followed by whitespace alone up to the text's real end (not a NUL).
+bool ends_after_value(const PaddedInsituStream& stream, const std::string& copy) {
+  const char* end = copy.data() + copy.size();
+  if (stream.src_ > end) {
+    return false;
+  }
+  for (const char* p = stream.src_; p < end; ++p) {
+    if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
 
 }  // namespace convo
 
@@ -156,38 +176,63 @@ using JsonReader = rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>
 constexpr unsigned k_parse_flags =
     rapidjson::kParseStopWhenDoneFlag | rapidjson::kParseFullPrecisionFlag;
 
-// Forwards SAX events to the document and stops the parse when nesting passes
-// k_max_json_depth: the recursive parser then never recurses deeper than that.
+// Forwards SAX events to `Sink` (the document being built, or a writer) and stops the
+// parse when nesting passes k_max_json_depth: the recursive parser then never recurses
+// deeper than that. Remembers whether the root is an object.
+template <class Sink>
 class DepthLimitedHandler {
  public:
-  explicit DepthLimitedHandler(JsonDoc& doc) : m_doc(doc) {}
+  explicit DepthLimitedHandler(Sink& sink) : m_sink(sink) {}
 
-  bool Null() { return m_doc.Null(); }
-  bool Bool(bool b) { return m_doc.Bool(b); }
-  bool Int(int i) { return m_doc.Int(i); }
-  bool Uint(unsigned i) { return m_doc.Uint(i); }
-  bool Int64(int64_t i) { return m_doc.Int64(i); }
-  bool Uint64(uint64_t i) { return m_doc.Uint64(i); }
-  bool Double(double d) { return m_doc.Double(d); }
+  bool Null() { return m_sink.Null(); }
+  bool Bool(bool b) { return m_sink.Bool(b); }
+  bool Int(int i) { return m_sink.Int(i); }
+  bool Uint(unsigned i) { return m_sink.Uint(i); }
+  bool Int64(int64_t i) { return m_sink.Int64(i); }
+  bool Uint64(uint64_t i) { return m_sink.Uint64(i); }
+  bool Double(double d) { return m_sink.Double(d); }
   bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
-    return m_doc.RawNumber(s, n, copy);
+    if constexpr (k_document) {
+      return m_sink.RawNumber(s, n, copy);
+    } else {
+      return m_sink.RawNumber(s, n);
+    }
   }
-  bool String(const char* s, rapidjson::SizeType n, bool copy) { return m_doc.String(s, n, copy); }
-  bool Key(const char* s, rapidjson::SizeType n, bool copy) { return m_doc.Key(s, n, copy); }
-  bool StartObject() { return enter() && m_doc.StartObject(); }
+  bool String(const char* s, rapidjson::SizeType n, bool copy) {
+    if constexpr (k_document) {
+      return m_sink.String(s, n, copy);
+    } else {
+      return m_sink.String(s, n);
+    }
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) {
+    if constexpr (k_document) {
+      return m_sink.Key(s, n, copy);
+    } else {
+      return m_sink.Key(s, n);
+    }
+  }
+  bool StartObject() {
+    m_object_root = m_object_root || m_depth == 0;
+    return enter() && m_sink.StartObject();
+  }
   bool EndObject(rapidjson::SizeType n) {
     --m_depth;
-    return m_doc.EndObject(n);
+    return m_sink.EndObject(n);
   }
-  bool StartArray() { return enter() && m_doc.StartArray(); }
+  bool StartArray() { return enter() && m_sink.StartArray(); }
   bool EndArray(rapidjson::SizeType n) {
     --m_depth;
-    return m_doc.EndArray(n);
+    return m_sink.EndArray(n);
   }
 
   bool too_deep() const { return m_too_deep; }
+  bool object_root() const { return m_object_root; }
 
  private:
+  // A document's handler says whether a string must be copied; a writer's does not.
+  static constexpr bool k_document = std::is_same_v<Sink, JsonDoc>;
+
   bool enter() {
     if (++m_depth > k_max_json_depth) {
       m_too_deep = true;
@@ -196,9 +241,10 @@ class DepthLimitedHandler {
     return true;
   }
 
-  JsonDoc& m_doc;
+  Sink& m_sink;
   int m_depth = 0;
   bool m_too_deep = false;
+  bool m_object_root = false;
 };
 
 std::string describe(rapidjson::ParseErrorCode code, std::string_view text, std::size_t offset,
@@ -263,7 +309,7 @@ std::optional<JsonParseError> parse_at(std::string_view text, JsonDoc& doc,
   rapidjson::ParseResult result;
   bool too_deep = false;
   auto generator = [&](JsonDoc& target) {
-    DepthLimitedHandler handler(target);
+    DepthLimitedHandler<JsonDoc> handler(target);
     JsonReader reader;
     result = reader.Parse<k_parse_flags>(stream, handler);
     too_deep = handler.too_deep();
@@ -304,52 +350,6 @@ std::optional<JsonParseError> parse_json(std::string_view text, JsonDoc& doc) {
   return std::nullopt;
 }
 
-namespace {
-
-// Writes the SAX events of a parse with `writer`, stopping the parse as
-// DepthLimitedHandler does; remembers whether the root is an object.
-class RewritingHandler {
- public:
-  explicit RewritingHandler(JsonWriter& writer) : m_w(writer) {}
-
-  bool Null() { return m_w.Null(); }
-  bool Bool(bool b) { return m_w.Bool(b); }
-  bool Int(int i) { return m_w.Int(i); }
-  bool Uint(unsigned i) { return m_w.Uint(i); }
-  bool Int64(int64_t i) { return m_w.Int64(i); }
-  bool Uint64(uint64_t i) { return m_w.Uint64(i); }
-  bool Double(double d) { return m_w.Double(d); }
-  bool RawNumber(const char* s, rapidjson::SizeType n, bool /*copy*/) {
-    return m_w.RawNumber(s, n);
-  }
-  bool String(const char* s, rapidjson::SizeType n, bool /*copy*/) { return m_w.String(s, n); }
-  bool Key(const char* s, rapidjson::SizeType n, bool /*copy*/) { return m_w.Key(s, n); }
-  bool StartObject() {
-    m_object_root = m_object_root || m_depth == 0;
-    return enter() && m_w.StartObject();
-  }
-  bool EndObject(rapidjson::SizeType n) {
-    --m_depth;
-    return m_w.EndObject(n);
-  }
-  bool StartArray() { return enter() && m_w.StartArray(); }
-  bool EndArray(rapidjson::SizeType n) {
-    --m_depth;
-    return m_w.EndArray(n);
-  }
-
-  bool object_root() const { return m_object_root; }
-
- private:
-  bool enter() { return ++m_depth <= k_max_json_depth; }
-
-  JsonWriter& m_w;
-  int m_depth = 0;
-  bool m_object_root = false;
-};
-
-}  // namespace
-
 std::optional<bool> json_object_as_written(std::string_view text) {
   // Parsed in place in a padded copy, as json_text_type parses (the same answers as
   // parse_json), the strings going from there to the writer; both buffers are kept
@@ -373,21 +373,14 @@ std::optional<bool> json_object_as_written(std::string_view text) {
   copy.resize(text.size());
   written.Clear();
   JsonWriter writer(written);
-  RewritingHandler handler(writer);
+  DepthLimitedHandler<JsonWriter> handler(writer);
   PaddedInsituStream stream(copy.data());
   JsonReader reader;
   if (reader.Parse<k_parse_flags | rapidjson::kParseInsituFlag>(stream, handler).IsError() ||
       !handler.object_root()) {
     return std::nullopt;
   }
-  // What follows the value must be whitespace up to the real end (not a NUL).
-  const char* end = copy.data() + copy.size();
-  for (const char* p = stream.src_; p < end; ++p) {
-    if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
-      return std::nullopt;
-    }
-  }
-  if (stream.src_ > end) {
+  if (!ends_after_value(stream, copy)) {
     return std::nullopt;
   }
   return std::string_view(written.GetString(), written.GetSize()) == text;
@@ -526,7 +519,7 @@ bool parse_json_in_place(std::string& text, JsonDoc& doc) {
   PaddedInsituStream stream(text.data());
   rapidjson::ParseResult result;
   auto generator = [&](JsonDoc& target) {
-    DepthLimitedHandler handler(target);
+    DepthLimitedHandler<JsonDoc> handler(target);
     JsonReader reader;
     result = reader.Parse<k_parse_flags | rapidjson::kParseInsituFlag>(stream, handler);
     return !result.IsError();
@@ -604,14 +597,7 @@ std::optional<rapidjson::Type> json_text_type(std::string_view text) {
   if (reader.Parse<k_parse_flags | rapidjson::kParseInsituFlag>(stream, handler).IsError()) {
     return std::nullopt;
   }
-  // What follows the value must be whitespace up to the real end (not a NUL).
-  const char* end = copy.data() + copy.size();
-  for (const char* p = stream.src_; p < end; ++p) {
-    if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
-      return std::nullopt;
-    }
-  }
-  if (stream.src_ > end) {
+  if (!ends_after_value(stream, copy)) {
     return std::nullopt;
   }
   return handler.root;
