@@ -291,13 +291,16 @@ void Bytes::assign(const char* data, std::size_t size) {
     clear();
     return;
   }
-  // A fresh block first: `data` may point into the old one.
-  char* block = static_cast<char*>(std::malloc(sizeof(std::size_t) + size));
+  // A fresh block first: `data` may point into the old one. The bytes are followed by
+  // a NUL, as a std::string's are: parse_json's stream and find_invalid_utf8 read the
+  // byte after a view's end as its terminator.
+  char* block = static_cast<char*>(std::malloc(sizeof(std::size_t) + size + 1));
   if (block == nullptr) {
     throw std::bad_alloc();
   }
   std::memcpy(block, &size, sizeof(std::size_t));
   std::memcpy(block + sizeof(std::size_t), data, size);
+  block[sizeof(std::size_t) + size] = '\0';
   clear();
   m_block = block;
 }

@@ -31,6 +31,9 @@ std::optional<std::size_t> find_invalid_utf8(std::string_view text) {
       }
       i += 64;
     }
+    if (i == n) {
+      break;  // all ASCII to the end, 64 bytes a step
+    }
     if (i + 16 <= n) {
       const int high = _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i)));
       if (high == 0) {

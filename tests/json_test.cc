@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -446,6 +447,16 @@ static std::optional<std::size_t> first_invalid_utf8(const std::string& text) {
     i += length;
   }
   return std::nullopt;
+}
+
+// Bytes (a record's raw bytes) ended where the text ends, with nothing after it: a
+// text of ASCII to a 64-byte step's end was read one byte past it (ASan).
+TEST_CASE("find_invalid_utf8 reads nothing past the end of its text", "[utf8]") {
+  for (std::size_t length : {16, 64, 128, 320}) {
+    auto bytes = std::make_unique<char[]>(length);
+    std::fill_n(bytes.get(), length, 'a');
+    CHECK_FALSE(find_invalid_utf8(std::string_view(bytes.get(), length)));
+  }
 }
 
 TEST_CASE("find_invalid_utf8 finds the first bad byte wherever it falls in the 64- and 16-byte steps",

@@ -381,6 +381,7 @@ void write_request(const ApiBody& body, const std::vector<BodyTurn>& turns, cons
       budget_of_effort(effort_of_budget(*thinking.budget)) != *thinking.budget) {
     drop("thinking budgets");  // an effort says one of three budgets
   }
+  drop_include_thoughts(thinking, drop);
   std::string effort;
   if (thinking.state == ThinkingSetting::State::on) {
     effort = !thinking.effort.empty() ? thinking.effort

@@ -577,9 +577,6 @@ class ItemWriter {
             write_media_url(fw, *source);
           });
         }
-        if (block.source.type != MediaSource::Type::base64 && !block.source.media_type.empty()) {
-          m_drop("mime types");  // an input_file by id or URL has none (file_data's data: URL has)
-        }
         if (!block.name.empty()) {
           part.set_string("filename", block.name);
         }
@@ -727,13 +724,6 @@ class ItemWriter {
     const JsonValue* was = item_type(thinking) == "reasoning" ? thinking.json : nullptr;
     if (was != nullptr && was == m_m.json) {
       m_used_original = true;
-    }
-    if (was == nullptr && thinking.text.empty()) {
-      // A thinking block of a signature alone (Anthropic's omitted thinking): with
-      // the signature gone the item would hold nothing, and an empty reasoning item
-      // reads back as an opaque one, not as the block. Counted as the block.
-      m_drop("thinking blocks");
-      return;
     }
     if (thinking.signature) {
       m_drop("thinking signatures");
