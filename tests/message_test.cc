@@ -137,7 +137,8 @@ TEST_CASE("a record's bytes are one pointer, copied and moved whole", "[message]
   moved.assign(moved.view().substr(1, 6));
   CHECK(moved == "\"role\"");
   moved = bytes;
-  moved = moved;  // NOLINT(clang-diagnostic-self-assign-overloaded)
+  const Bytes& same = moved;  // self-assignment, through a reference clang does not warn of
+  moved = same;
   CHECK(moved == bytes);
   std::string nul("a\0b", 3);
   moved = nul;
