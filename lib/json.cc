@@ -5,8 +5,13 @@
 #include <rapidjson/error/error.h>
 #include <rapidjson/reader.h>
 
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #ifdef __SSE2__
@@ -173,8 +178,48 @@ namespace {
 // The parser's own stack (for strings and nesting) throws on exhaustion too.
 using JsonReader = rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, JsonBaseAllocator>;
 
+// Numbers come from the parser as their text and are typed by forward_number below,
+// not by the parser: RapidJSON 1.1.0 (Debian's, the last release) has undefined
+// behaviour in its full-precision conversion when every digit is zero and the exponent
+// is far from 0 (`0e100`, `0.` and 23 zeros: clz of 0 in DiyFp::Normalize, a garbage
+// value; Tencent/rapidjson#1249, fixed after the release). Found by fuzz_stage_tool_links.
 constexpr unsigned k_parse_flags =
-    rapidjson::kParseStopWhenDoneFlag | rapidjson::kParseFullPrecisionFlag;
+    rapidjson::kParseStopWhenDoneFlag | rapidjson::kParseNumbersAsStringsFlag;
+
+// Sends the number spelled `text` (valid JSON, checked by the parser) to `sink` as the
+// parser would type it with kParseFullPrecisionFlag: an integer without fraction or
+// exponent as Uint or Uint64 (Int or Int64 when negative, -0 as Int 0) while it fits,
+// anything else as the correctly rounded double (std::from_chars; strtod where that is
+// out of range, for infinity or a denormal's rounding to zero, as RapidJSON gives).
+template <class Sink>
+bool forward_number(Sink& sink, const char* text, std::size_t size) {
+  const char* const end = text + size;
+  const bool minus = size > 0 && text[0] == '-';
+  const char* digits = text + (minus ? 1 : 0);
+  if (std::find_if(digits, end, [](char c) { return c == '.' || c == 'e' || c == 'E'; }) == end) {
+    std::uint64_t value = 0;
+    auto [stop, error] = std::from_chars(digits, end, value);
+    if (error == std::errc() && stop == end) {
+      if (!minus) {
+        return value <= UINT32_MAX ? sink.Uint(static_cast<unsigned>(value)) : sink.Uint64(value);
+      }
+      if (value <= std::uint64_t{1} << 31) {
+        return sink.Int(static_cast<int>(-static_cast<std::int64_t>(value)));
+      }
+      if (value <= std::uint64_t{1} << 63) {
+        return sink.Int64(static_cast<std::int64_t>(~value + 1));
+      }
+    }
+  }
+  double value = 0;
+  auto [stop, error] = std::from_chars(text, end, value);
+  if (error == std::errc::result_out_of_range) {
+    value = std::strtod(std::string(text, size).c_str(), nullptr);
+  } else if (error != std::errc() || stop != end) {
+    return false;
+  }
+  return sink.Double(value);
+}
 
 // Forwards SAX events to `Sink` (the document being built, or a writer) and stops the
 // parse when nesting passes k_max_json_depth: the recursive parser then never recurses
@@ -191,12 +236,8 @@ class DepthLimitedHandler {
   bool Int64(int64_t i) { return m_sink.Int64(i); }
   bool Uint64(uint64_t i) { return m_sink.Uint64(i); }
   bool Double(double d) { return m_sink.Double(d); }
-  bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
-    if constexpr (k_document) {
-      return m_sink.RawNumber(s, n, copy);
-    } else {
-      return m_sink.RawNumber(s, n);
-    }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
+    return forward_number(m_sink, s, n);
   }
   bool String(const char* s, rapidjson::SizeType n, bool copy) {
     if constexpr (k_document) {
