@@ -397,7 +397,9 @@ def without_invented_envelope(own_records, back_records):
     claude-code writer adds so that Claude Code loads the file holds nothing the
     source said, so nothing of the source is lost or changed by it. A member that
     any source record has is compared as usual. Likewise a message `id` where no
-    source message had one."""
+    source message had one, and a message `role` that says the record's type where no
+    source message had a role (ccusage's fixtures: `{"type": "user", "message": {}}`):
+    the type says it, and is compared."""
     def has(key, inner=False):
         for r in own_records:
             if not isinstance(r, dict):
@@ -410,12 +412,20 @@ def without_invented_envelope(own_records, back_records):
         return back_records  # not Claude Code records
     drop = [k for k in CLAUDE_CODE_ENVELOPE if not has(k)]
     drop_message_id = not has("id", inner=True)
+    drop_role = not has("role", inner=True)
     out = []
     for r in back_records:
         if isinstance(r, dict) and "message" in r and "type" in r:
             r = {k: v for k, v in r.items() if k not in drop}
-            if drop_message_id and isinstance(r.get("message"), dict):
-                r["message"] = {k: v for k, v in r["message"].items() if k != "id"}
+            message = r.get("message")
+            if isinstance(message, dict):
+                message = {k: v for k, v in message.items()
+                           if not (k == "id" and drop_message_id) and
+                           not (k == "role" and drop_role and v == r["type"])}
+                if message:
+                    r["message"] = message
+                else:
+                    del r["message"]  # {} counts as absent (tidy)
         out.append(r)
     return out
 
@@ -574,6 +584,11 @@ def diff(a, b, path, out):
                     # kind (a tool result whose every block was dropped, its content
                     # then empty, is `content.content.tool_reference`).
                     out.update(join(join(path, key), kind(v)) for v in value)
+                elif key == "message" and isinstance(value, dict) and value:
+                    # A Claude Code record's message on one side only (all that it
+                    # held lost, as `{}` counts as absent) is named by its members,
+                    # as a body member is (`message.usage`).
+                    out.update(join(join(path, key), k) for k in value)
                 else:
                     out.add(join(path, key))
             elif a[key] != b[key]:

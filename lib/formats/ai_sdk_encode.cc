@@ -449,9 +449,15 @@ class AiSdkEncoder final : public EncoderBase {
     for (const Block& block : content.blocks) {
       all_text = all_text && block.type == BlockType::text && block.cache_control.empty();
     }
+    // Several texts are a `content` output's text parts, which keep their boundaries;
+    // an error's (an error-text output holds one text) are joined.
+    const bool texts = content.is_blocks() && content.blocks.size() > 1;
     w.StartObject();
     w.Key("type");
-    if (!content.is_blocks() || all_text) {
+    if (!content.is_blocks() || (all_text && (!texts || error))) {
+      if (all_text && texts) {
+        drop("text block boundaries in tool results", m);
+      }
       w.String(error ? "error-text" : "text");
       w.Key("value");
       write_string(w, content.is_blocks() ? content.joined_text() : content.text);

@@ -627,8 +627,9 @@ int sniff_claude_code(const JsonValue& record) {
 
 void claude_code_unmodelled(const Message& message,
                             const std::function<void(std::string_view)>& unheld) {
-  if (message.kind != Kind::turn || message.json == nullptr || !message.json->IsObject() ||
-      message.container) {
+  // A `{"loglines": [...]}` file's records are the container's elements: their
+  // envelopes and times are theirs as a JSONL line's are.
+  if (message.kind != Kind::turn || message.json == nullptr || !message.json->IsObject()) {
     return;
   }
   bool envelope = false;

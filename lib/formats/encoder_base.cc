@@ -348,22 +348,24 @@ void EncoderBase::note_calls(const Message& message) {
 
 // True when the tool results of `message` (the user records of a Claude Code
 // response's parallel calls) came in another order than the calls.
-bool EncoderBase::results_reordered(const Message& message) const {
-  std::vector<const std::string*> calls;
+// The tool results of `message` that a format holding each result in its call gives
+// back at another place: each not where the calls' order puts it (one a record, the
+// records the way back changes).
+std::size_t EncoderBase::results_moved(const Message& message) const {
+  std::vector<std::ptrdiff_t> order;  // each answered call's place among the calls
   for (const Block& b : message.content.blocks) {
-    if (b.type == BlockType::tool_result &&
-        std::find(m_call_ids.begin(), m_call_ids.end(), b.id) != m_call_ids.end()) {
-      calls.push_back(&b.id);
+    auto at = std::find(m_call_ids.begin(), m_call_ids.end(), b.id);
+    if (b.type == BlockType::tool_result && at != m_call_ids.end()) {
+      order.push_back(at - m_call_ids.begin());
     }
   }
-  auto at = m_call_ids.begin();
-  for (const std::string* id : calls) {
-    at = std::find(at, m_call_ids.end(), *id);
-    if (at == m_call_ids.end()) {
-      return true;
-    }
+  std::vector<std::ptrdiff_t> sorted = order;
+  std::sort(sorted.begin(), sorted.end());
+  std::size_t moved = 0;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    moved += order[i] != sorted[i] ? 1 : 0;
   }
-  return false;
+  return moved;
 }
 
 // An assistant item of the Responses family outside the family, or a Claude Code
@@ -451,8 +453,10 @@ void EncoderBase::write_reply(Output& out) {
     m_reply_cut_kept = true;
   }
   if (reply.role == Role::user && format_info(m_format).results_with_calls &&
-      format_traits(reply.origin).splits_replies && results_reordered(reply)) {
-    drop("order of tool results", reply);
+      format_traits(reply.origin).splits_replies) {
+    for (std::size_t i = results_moved(reply); i > 0; --i) {
+      drop("order of tool results", reply);
+    }
   }
   note_calls(reply);
   const int thinking_records = std::exchange(m_reply_thinking_records, 0);
@@ -462,6 +466,21 @@ void EncoderBase::write_reply(Output& out) {
     // A record of the reply held thinking alone: the way back has no record for it.
     for (int i = 0; i < thinking_records; ++i) {
       drop("thinking-only assistant messages", reply);
+    }
+    // Texts that only thinking kept apart are a run of texts without it, which the
+    // claude-code writer keeps in one record: the way back cuts the reply otherwise.
+    bool after_text = false;  // the last block but thinking is a text
+    bool between = false;     // and thinking came after it
+    for (const Block& b : reply.content.blocks) {
+      if (b.type == BlockType::thinking || b.type == BlockType::redacted_thinking) {
+        between = between || after_text;
+        continue;
+      }
+      if (b.type == BlockType::text && after_text && between) {
+        drop("Claude Code record splits", reply);
+      }
+      after_text = b.type == BlockType::text;
+      between = false;
     }
   }
 }

@@ -240,7 +240,7 @@ class EncoderBase : public Encoder {
   bool splits_record(const Message& message) const;
   bool record_cut_kept(const Message& message) const;
   void note_calls(const Message& message);
-  bool results_reordered(const Message& message) const;
+  std::size_t results_moved(const Message& message) const;
   bool joins_reply(const Message& message) const;
   void join_reply(Message&& message);
   void write_reply(Output& out);

@@ -626,6 +626,12 @@ class GeminiCliEncoder final : public EncoderBase {
                                  ? std::find_if(blocks.begin(), blocks.end(),
                                                 [](const Block& b) { return is_media(b.type); })
                                  : blocks.end();
+          // The response holds one text: the texts before the first file are joined.
+          if (std::count_if(blocks.begin(), first_media, [](const Block& b) {
+                return b.type == BlockType::text;
+              }) > 1) {
+            drop("text block boundaries in tool results", head);
+          }
           if (first_media == blocks.end()) {
             GeminiPartWriter::write_response(rw, *result);
           } else if (first_media == blocks.begin()) {

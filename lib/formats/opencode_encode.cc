@@ -503,7 +503,13 @@ class OpenCodeEncoder final : public EncoderBase {
         std::string text;
         std::vector<const Block*> files;
         if (result->result.is_blocks()) {
+          // The output is one text, before the attachments: several texts are joined,
+          // and a text after a file moves before it.
+          bool boundaries = false;
+          bool texts = false;
           for (const Block& block : result->result.blocks) {
+            boundaries = boundaries || (block.type == BlockType::text && (texts || !files.empty()));
+            texts = texts || block.type == BlockType::text;
             if (block.type == BlockType::text) {
               text += block.text;
             } else if (keeps_own_json(m, block, Format::opencode)) {
@@ -515,6 +521,9 @@ class OpenCodeEncoder final : public EncoderBase {
             } else {
               drop(fmt::format("{} in tool results", blocks_of(block)), m);
             }
+          }
+          if (boundaries) {
+            drop("text block boundaries in tool results", m);
           }
         } else {
           text = result->result.text;
