@@ -121,6 +121,9 @@ class AiSdkEncoder final : public EncoderBase {
     if (!message.name.empty()) {
       drop("message names", message);
     }
+    if (!message.id.empty() && format_info(message.origin).holds_message_ids) {
+      drop("message ids", message);  // a ModelMessage has none (elsewhere the origin counts them)
+    }
     m_tool_names.note(message);
     if (joins_results(message)) {
       // Held: the results of one step's calls are one tool message, as the SDK writes
