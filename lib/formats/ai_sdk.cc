@@ -619,6 +619,52 @@ bool only_system_cache_control(const JsonValue& record, const JsonValue& options
          find_member(*anthropic, "cacheControl") != nullptr;
 }
 
+// True when `options` (a part's providerOptions, or providerMetadata in a UIMessage)
+// holds only what the decoder models: an Anthropic signature and redacted data of a
+// reasoning part, and where `cache` Anthropic's cacheControl. Another provider's
+// signature is read, but written back as Anthropic's.
+bool part_options_modelled(const JsonValue& options, bool reasoning, bool cache) {
+  if (!options.IsObject()) {
+    return options.IsNull();
+  }
+  for (const auto& provider : options.GetObject()) {
+    if (!provider.value.IsObject()) {
+      return false;
+    }
+    for (const auto& member : provider.value.GetObject()) {
+      std::string_view key = view_of(member.name);
+      const bool anthropic = view_of(provider.name) == "anthropic";
+      if (!member.value.IsNull() &&
+          !(anthropic && reasoning && (key == "signature" || key == "redactedData")) &&
+          !(anthropic && cache && key == "cacheControl")) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// True when a part of `parts` (a message's content or parts) has provider options or
+// metadata the decoder does not model.
+bool parts_have_unmodelled_options(const JsonValue& parts, bool ui) {
+  if (!parts.IsArray()) {
+    return false;
+  }
+  for (const JsonValue& part : parts.GetArray()) {
+    if (!part.IsObject()) {
+      continue;
+    }
+    const bool reasoning = string_member(part, "type").value_or("") == "reasoning";
+    for (std::string_view key : {"providerOptions", "providerMetadata", "callProviderMetadata"}) {
+      const JsonValue* options = find_member(part, key);
+      if (options != nullptr && !part_options_modelled(*options, reasoning, !ui)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 void ai_sdk_unmodelled(const Message& message, const std::function<void(std::string_view)>& unheld) {
@@ -628,6 +674,14 @@ void ai_sdk_unmodelled(const Message& message, const std::function<void(std::str
   if (const JsonValue* options = find_member(*message.json, "providerOptions");
       options != nullptr && !only_system_cache_control(*message.json, *options)) {
     unheld("provider options");
+  }
+  const bool ui = is_ui_message(*message.json);
+  if (const JsonValue* parts = find_member(*message.json, ui ? "parts" : "content");
+      parts != nullptr && parts_have_unmodelled_options(*parts, ui)) {
+    unheld("provider options");  // of its parts
+  }
+  if (auto id = string_member(*message.json, "id"); ui && id && !id->empty()) {
+    unheld("message ids");  // a UIMessage's (a UI stream chunk's id names a part)
   }
   if (const JsonValue* metadata = find_member(*message.json, "metadata");
       metadata != nullptr && !metadata->IsNull()) {

@@ -3,6 +3,8 @@
 // read as several turns).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "formats/ai_sdk.h"
 #include "formats/ai_sdk_parts.h"
 #include "formats/json_out.h"
@@ -95,6 +97,9 @@ class AiSdkEncoder final : public EncoderBase {
 
  protected:
   void encode(const Message& message, std::vector<std::string>& values) override {
+    if (!m_results.empty() && !joins_results(message)) {
+      drain(values);
+    }
     const JsonValue* original = same_format(message) ? message.json : nullptr;
     if (message.kind != Kind::turn || message.role == Role::none) {
       if (original != nullptr) {
@@ -116,7 +121,16 @@ class AiSdkEncoder final : public EncoderBase {
     if (!message.name.empty()) {
       drop("message names", message);
     }
+    if (!message.id.empty() && format_info(message.origin).holds_message_ids) {
+      drop("message ids", message);  // a ModelMessage has none (elsewhere the origin counts them)
+    }
     m_tool_names.note(message);
+    if (joins_results(message)) {
+      // Held: the results of one step's calls are one tool message, as the SDK writes
+      // them (response.messages), also when they come a message per result (OpenAI's).
+      append_parts(m_results, message, "tool", message.content);
+      return;
+    }
     switch (message.role) {
       case Role::system:
       case Role::developer:
@@ -162,6 +176,15 @@ class AiSdkEncoder final : public EncoderBase {
     }
   }
 
+  // The tool results held: one tool message.
+  void drain(std::vector<std::string>& values) override {
+    if (m_results.empty()) {
+      return;
+    }
+    values.push_back(fmt::format(R"({{"role":"tool","content":[{}]}})", m_results));
+    m_results.clear();
+  }
+
   // A UIMessage read as several turns, or a JSON array of messages, of which some
   // changed: the turns of each UIMessage join back into it.
   void write_changed_container(const Container& container, std::vector<Message>& held,
@@ -205,6 +228,36 @@ class AiSdkEncoder final : public EncoderBase {
   }
 
   // --- ModelMessage ---
+
+  // True when `message`, from another format, holds tool results alone (a tool
+  // message, a user message of results): it joins the results held before it.
+  bool joins_results(const Message& message) const {
+    if (same_format(message) || message.container || message.kind != Kind::turn ||
+        format_traits(message.origin).splits_replies ||
+        (message.role != Role::tool && message.role != Role::user) || !message.content.is_blocks() ||
+        message.content.blocks.empty()) {
+      return false;
+    }
+    return std::all_of(message.content.blocks.begin(), message.content.blocks.end(),
+                       [](const Block& b) { return b.type == BlockType::tool_result; });
+  }
+
+  // Appends to `parts` (comma-separated) the parts of `content` in a ModelMessage of
+  // `role`, counting the blocks it has no part for.
+  void append_parts(std::string& parts, const Message& m, std::string_view role,
+                    const Content& content) {
+    for (const Block& block : content.blocks) {
+      if (!admit(fit(m, block, role), [&](std::string_view what) { drop(what, m); })) {
+        continue;
+      }
+      PooledBuffer pooled;
+      rapidjson::StringBuffer& buffer = pooled.get();
+      JsonWriter writer(buffer);
+      write_model_part(writer, m, block, role);
+      parts += parts.empty() ? "" : ",";
+      parts += text_of(buffer);
+    }
+  }
 
   // A system message's content is a string; the cache_control of its last text block
   // is the message's `providerOptions.anthropic.cacheControl`, which the Anthropic
@@ -663,6 +716,7 @@ class AiSdkEncoder final : public EncoderBase {
   }
 
   ToolNames m_tool_names;
+  std::string m_results;  // the tool-result parts of a run of result messages
 };
 
 }  // namespace

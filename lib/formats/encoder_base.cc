@@ -577,7 +577,9 @@ void EncoderBase::drop_unheld(const Message& message, bool in_body) {
     m_counted_json = message.json;
     unmodelled(message, [&](std::string_view what) {
       if ((what == "timestamps" && target.holds_timestamps) ||
-          (what == "session ids" && target.holds_session_ids)) {
+          (what == "session ids" && target.holds_session_ids) ||
+          (what == "message ids" && target.holds_message_ids &&
+           format_info(message.origin).holds_message_ids)) {
         return;
       }
       if (target.holds_response_members &&

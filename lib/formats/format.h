@@ -319,6 +319,10 @@ struct FormatInfo {
   // Its messages have a place for the session they belong to (Claude Code's and
   // Gemini CLI's sessionId, OpenCode's sessionID); elsewhere a session id is counted.
   bool holds_session_ids = false;
+  // Its messages have a place for any message's id that gives it back (LangChain's,
+  // AgentScope's, OpenCode's, Synaptic's and Gemini CLI's `id`, a UIMessage's); between
+  // two such formats a message id is not counted as lost.
+  bool holds_message_ids = false;
   // Its file and document parts have a place for a file's name (OpenAI's and the
   // AI SDK's `filename`, Anthropic's document `title`); elsewhere a name read from
   // another format is counted as lost.
