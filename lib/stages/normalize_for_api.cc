@@ -532,19 +532,22 @@ bool parsed_record_unused(const Message& record) {
 namespace {
 
 // Whether `record`, a turn the view may use, is better held as its bytes until it
-// is (`hold_as_bytes`): a record of a format whose records decode again alone,
-// that the view would keep parsed and not write as it is, whose bytes are UTF-8
-// (those that are not keep their content, for check's invalid-utf8 rule).
+// is (`hold_as_bytes`): a record as read (no stage changed it) of a format whose
+// records decode again alone, that the view would keep parsed and not write as it
+// is, whose bytes are UTF-8 (those that are not keep their content, for check's
+// invalid-utf8 rule).
 bool may_hold_as_bytes(const Message& record, bool as_is) {
-  return record.kind == Kind::turn && !as_is && record.container == nullptr &&
+  return record.kind == Kind::turn && !record.modified && !as_is && record.container == nullptr &&
          record.source != nullptr && !record.raw.empty() &&
          format_traits(record.origin).records_decode_alone && !find_invalid_utf8(record.raw);
 }
 
 // Holds a record as its bytes and what the session tree reads before the view
-// decodes it again (view_items): kind, role, record type, timestamp, the session
-// links and response id, and whether it carries a tool result. Its content, parsed
-// record and the rest of its envelope (about 1.5 times its bytes) come back then.
+// decodes it again (view_items): kind, role, record type, the session links and
+// response id, whether it carries a tool result, and the timestamp of a record
+// that is not a user or assistant message (the tree orders those by it). Its
+// content, parsed record and the rest of its envelope (about 1.5 times its bytes)
+// come back then.
 void hold_as_bytes(Message& record) {
   const bool results = record.has_tool_results();
   Content kept;
@@ -557,6 +560,9 @@ void hold_as_bytes(Message& record) {
   record.id = std::string();
   record.name = std::string();
   record.usage = Usage{};
+  if (record.record_type == "user" || record.record_type == "assistant") {
+    record.timestamp = std::string();
+  }
   if (record.meta.allocated()) {
     RecordMeta& meta = record.meta.edit();
     for (std::string* unread : {&meta.request_id, &meta.model, &meta.stop_reason, &meta.cwd,
