@@ -151,17 +151,19 @@ int run_check(const CheckArgs& args) {
   auto tally = std::make_shared<CheckTally>();
   // With only secret-* rules reported (--select), nothing needs whole conversations.
   bool conversations = checks_conversations(options);
+  // The budgets read every record's content; the rules only the API view's.
+  bool as_bytes = !options.budgets.any();
   int code = with_output(args.input, [&](Output& out) {
     // The report says all there is to say about bad records.
     NullDiagnostics quiet;
     run_stream(
         stream,
-        [grouping, scanner, conversations]() -> std::unique_ptr<StreamStage> {
+        [grouping, scanner, conversations, as_bytes]() -> std::unique_ptr<StreamStage> {
           if (scanner) {
-            return make_secrets_stage(conversations ? make_check_stage(grouping) : nullptr,
-                                      scanner);
+            return make_secrets_stage(
+                conversations ? make_check_stage(grouping, as_bytes) : nullptr, scanner);
           }
-          return make_check_stage(grouping);
+          return make_check_stage(grouping, as_bytes);
         },
         check_report_sink(options, tally), out, quiet);
     // Parent links are resolved across every input, in input order.

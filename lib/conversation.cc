@@ -3,7 +3,41 @@
 #include <algorithm>
 #include <iterator>
 
+#include "formats/format.h"
+#include "io/record_reader.h"
+
 namespace convo {
+
+Message decode_again(const Message& message) {
+  // Parsed as RecordReader parses a record: in place, lone surrogate escapes read
+  // as U+FFFD.
+  Record record;
+  record.raw = message.raw;
+  record.where = message.where;
+  record.source = std::make_shared<Source>(message.raw.size());
+  reserve_parse_padding(record.source->text, message.raw.size());
+  record.source->text.assign(message.raw.view());
+  record.lone_surrogates = replace_lone_surrogates(record.source->text);
+  if (!parse_json_in_place(record.source->text, record.source->doc)) {
+    throw Error(message.where, "cannot read this record again");
+  }
+  std::vector<Message> decoded;
+  format_info(message.origin).make_decoder()->decode(std::move(record), decoded);
+  if (decoded.size() != 1) {
+    throw Error(message.where, "cannot read this record again");
+  }
+  return std::move(decoded.front());
+}
+
+namespace {
+
+const JsonValue k_held_as_bytes;  // the mark: a null value that is no record's
+
+}  // namespace
+
+void mark_held_as_bytes(Message& message) { message.json = &k_held_as_bytes; }
+
+bool held_as_bytes(const Message& message) { return message.json == &k_held_as_bytes; }
 
 ConversationStage::ConversationStage(Function function, GroupBy group_by)
     : m_function([function = std::move(function)](std::vector<Message> conversation) {

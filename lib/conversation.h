@@ -12,6 +12,22 @@
 
 namespace convo {
 
+// A message decoded again from its bytes (`raw`: one record of its format, as the
+// reader read it), as the reader decoded it: for a stage that held the message as
+// little more than its bytes. Throws convo::Error when they no longer decode to one
+// message.
+Message decode_again(const Message& message);
+
+// A message held as its bytes: a stage that needs a record's content only if the
+// record is used in the end (normalize-for-api and check use the records of the
+// threads they write or check, not every record of a file) drops its content and
+// parsed record while it holds it, marks it, and `decode_again`s it when it is
+// used. Marking sets `json` to a null value that is no record's; it stays set
+// through moves, and nothing reads a marked message's content.
+void mark_held_as_bytes(Message& message);
+// Whether `message` was marked by `mark_held_as_bytes` (and not decoded again).
+bool held_as_bytes(const Message& message);
+
 // What makes a conversation.
 enum class GroupBy : std::uint8_t {
   session,  // an input, split further where Claude Code's sessionId changes (default)

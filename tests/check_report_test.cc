@@ -105,3 +105,33 @@ TEST_CASE("a run reporting only secret rules checks no conversation, so it strea
   CHECK(tally.problems() == 0);
   CHECK(tally.files == 1);
 }
+
+TEST_CASE("check reports the same with records held as their bytes", "[check]") {
+  // Claude Code records are held as their bytes until the API view uses them
+  // (slim_for_api): every session of the corpus is reported as when held whole.
+  std::size_t files = 0;
+  for (const test::CorpusFile& file : test::corpus_files()) {
+    if (file.format != Format::claude_code) {
+      continue;
+    }
+    ++files;
+    auto run = [&](bool as_bytes) {
+      StreamOptions stream;
+      stream.inputs = {"session.jsonl"};
+      stream.read.on_error = OnError::keep;
+      CheckTally tally;
+      auto shared = std::shared_ptr<CheckTally>(&tally, [](CheckTally*) {});
+      StringOutput out;
+      NullDiagnostics diagnostics;
+      ReportOptions options;
+      run_stream(
+          stream, [as_bytes] { return make_check_stage(GroupBy::file, as_bytes); },
+          check_report_sink(options, shared), out, diagnostics,
+          [&](const std::string&) { return memory_source(file.text); });
+      return out.str();
+    };
+    INFO(file.path);
+    CHECK(run(true) == run(false));
+  }
+  INFO("claude-code sessions in the corpus: " << files);
+}

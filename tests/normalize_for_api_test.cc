@@ -485,3 +485,77 @@ TEST_CASE("slim_for_api drops the parsed record of a plain turn only", "[normali
   slim_for_api(blocks[0]);
   CHECK(blocks[0].source != nullptr);
 }
+
+TEST_CASE("slim_for_api holds a Claude Code turn as its bytes, and decode_again gives it back",
+          "[normalize]") {
+  const std::string line =
+      cc_user("u2", "u1", R"([{"tool_use_id":"toolu_a","type":"tool_result","content":"a.txt"}])");
+  std::vector<Message> records = read_messages(line);
+  REQUIRE(records.size() == 1);
+  Message original = records[0];
+  Message held = std::move(records[0]);
+  slim_for_api(held, /*keep_bytes=*/false, /*as_bytes=*/true);
+  CHECK(held_as_bytes(held));
+  CHECK(held.source == nullptr);
+  CHECK(held.raw.str() + "\n" == line);
+  // What the session tree reads stays: the links and that it carries a result.
+  CHECK(held.meta->uuid == "u2");
+  CHECK(held.meta->parent_uuid == "u1");
+  CHECK(held.has_tool_results());
+  CHECK(held.content.blocks.at(0).id.empty());
+
+  Message again = decode_again(held);
+  CHECK_FALSE(held_as_bytes(again));
+  std::vector<Message> a{std::move(original)};
+  std::vector<Message> b{std::move(again)};
+  CHECK(encode_all(b, Format::anthropic) == encode_all(a, Format::anthropic));
+
+  // Without `as_bytes`, or bytes that are not UTF-8 (check names the bad byte from
+  // the content), a record stays whole.
+  std::vector<Message> whole = read_messages(line);
+  slim_for_api(whole[0]);
+  CHECK_FALSE(held_as_bytes(whole[0]));
+  std::vector<Message> bad = read_messages(cc_user("u3", "", "\"caf\xe9\""));
+  REQUIRE(bad.size() == 1);
+  slim_for_api(bad[0], false, true);
+  CHECK_FALSE(held_as_bytes(bad[0]));
+  CHECK(bad[0].content.text == "caf\xe9");
+}
+
+TEST_CASE("normalize-for-api writes the same with records held as their bytes", "[normalize]") {
+  // Every Claude Code session of the corpus, and a file of two sessions where only
+  // the second is written: records the view does not use are never decoded again.
+  std::vector<std::string> texts;
+  for (const CorpusFile& file : corpus_files()) {
+    if (file.format == Format::claude_code) {
+      texts.push_back(file.text);
+    }
+  }
+  const std::string two_sessions =
+      cc_user("a1", "", "\"first\"") + cc_assistant("a2", "a1", "msg_a", k_use_a) +
+      cc_user("b1", "", "\"second\"") + cc_assistant("b2", "b1", "msg_b", k_use_b) +
+      cc_user("b3", "b2", k_result_b);
+  CHECK(normalize(two_sessions).find("second") != std::string::npos);
+  CHECK(normalize(two_sessions).find("first") == std::string::npos);
+  texts.push_back(two_sessions);
+  for (const std::string& text : texts) {
+    for (bool sidechains : {false, true}) {
+      NormalizeOptions options;
+      options.sidechains = sidechains;
+      auto run = [&](bool as_bytes) {
+        return run_stage_on(text, [&] {
+                 return make_api_view_stage(
+                     [options](std::vector<Message> records) {
+                       return normalize_for_api(std::move(records), options);
+                     },
+                     GroupBy::file, /*keep_bytes=*/true, as_bytes);
+               }, format_sink(Format::anthropic), ReadOptions{std::nullopt, OnError::keep}).out;
+      };
+      std::string held = run(true);
+      CHECK(held == run(false));
+      if (&text == &texts.back()) {
+        CHECK(held == normalize(text, options));
+      }
+    }
+  }
+}

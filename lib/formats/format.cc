@@ -305,6 +305,7 @@ constexpr FormatInfo k_formats[] = {
      .message_member = "message",
      .continued_sessions = true,
      .splits_replies = true,
+     .records_decode_alone = true,
      .holds_response_members = true,
      .unmodelled = claude_code_unmodelled},
     {.format = Format::anthropic,

@@ -357,6 +357,10 @@ struct FormatInfo {
   // Its files split a reply over records of one content block each (Claude Code's),
   // so the items of a Responses reply stay records of their own, not one turn.
   bool splits_replies = false;
+  // Each of its records decodes to one message by itself, whatever records came
+  // before (no container, no state), so a stage may hold a message as its record's
+  // bytes and decode it again when it needs it (conversation.h, `decode_again`).
+  bool records_decode_alone = false;
   // Its tool results are held in the calls they answer (a Gemini CLI tool call's
   // `result`, an OpenCode tool part's state), so they come back in the calls' order.
   bool results_with_calls = false;

@@ -708,7 +708,7 @@ std::vector<Problem> check_conversation(std::vector<Message> records, const Chec
   return check.finish();
 }
 
-std::unique_ptr<StreamStage> make_check_stage(GroupBy group_by) {
+std::unique_ptr<StreamStage> make_check_stage(GroupBy group_by, bool as_bytes) {
   // The sink does the checking: it needs each conversation whole, as it was read,
   // but not the records' bytes (a check writes no record; a document's lines are
   // found in its container's).
@@ -718,7 +718,7 @@ std::unique_ptr<StreamStage> make_check_stage(GroupBy group_by) {
         out.push_back(std::move(conversation));
         return out;
       },
-      group_by, /*keep_bytes=*/false);
+      group_by, /*keep_bytes=*/false, as_bytes);
 }
 
 }  // namespace convo

@@ -119,8 +119,11 @@ class InputCheck {
 std::vector<Problem> check_conversation(std::vector<Message> records, const CheckOptions& options);
 
 // The check stage: records grouped into conversations by `group_by` and slimmed as
-// they arrive (slim_for_api), each conversation passed on whole to the sink.
-std::unique_ptr<StreamStage> make_check_stage(GroupBy group_by);
+// they arrive (slim_for_api), each conversation passed on whole to the sink. With
+// `as_bytes`, records are held as their bytes until the API view uses them
+// (slim_for_api): for a sink that reads records' content only through `api_view`
+// (not check_budgets).
+std::unique_ptr<StreamStage> make_check_stage(GroupBy group_by, bool as_bytes = false);
 
 // How the report is written (stages/check_report.h writes it).
 enum class ReportFormat : std::uint8_t {

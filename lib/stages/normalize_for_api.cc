@@ -243,6 +243,12 @@ void view_items(std::vector<Message>& records, const std::vector<std::size_t>& t
     Message& record = records[index];
     switch (record.kind) {
       case Kind::turn:
+        if (held_as_bytes(record)) {
+          // Held as its bytes (slim_for_api): decoded again now that it is used,
+          // and then as slim_for_api leaves a record it does not hold so.
+          record = decode_again(record);
+          record.raw.clear();
+        }
         if (record.meta->is_virtual || is_api_error_message(record)) {
           break;
         }
@@ -523,7 +529,53 @@ bool parsed_record_unused(const Message& record) {
 
 }  // namespace
 
-void slim_for_api(Message& record, bool keep_bytes) {
+namespace {
+
+// Whether `record`, a turn the view may use, is better held as its bytes until it
+// is (`hold_as_bytes`): a record as read (no stage changed it) of a format whose
+// records decode again alone, that the view would keep parsed and not write as it
+// is, whose bytes are UTF-8 (those that are not keep their content, for check's
+// invalid-utf8 rule).
+bool may_hold_as_bytes(const Message& record, bool as_is) {
+  return record.kind == Kind::turn && !record.modified && !as_is && record.container == nullptr &&
+         record.source != nullptr && !record.raw.empty() &&
+         format_traits(record.origin).records_decode_alone && !find_invalid_utf8(record.raw);
+}
+
+// Holds a record as its bytes and what the session tree reads before the view
+// decodes it again (view_items): kind, role, record type, the session links and
+// response id, whether it carries a tool result, and the timestamp of a record
+// that is not a user or assistant message (the tree orders those by it). Its
+// content, parsed record and the rest of its envelope (about 1.5 times its bytes)
+// come back then.
+void hold_as_bytes(Message& record) {
+  const bool results = record.has_tool_results();
+  Content kept;
+  kept.form = record.content.form;
+  if (results) {
+    kept.blocks.emplace_back().type = BlockType::tool_result;
+  }
+  record.content = std::move(kept);
+  record.source.reset();
+  record.id = std::string();
+  record.name = std::string();
+  record.usage = Usage{};
+  if (record.record_type == "user" || record.record_type == "assistant") {
+    record.timestamp = std::string();
+  }
+  if (record.meta.allocated()) {
+    RecordMeta& meta = record.meta.edit();
+    for (std::string* unread : {&meta.request_id, &meta.model, &meta.stop_reason, &meta.cwd,
+                                &meta.git_branch, &meta.tool_use_id, &meta.short_id}) {
+      std::string().swap(*unread);
+    }
+  }
+  mark_held_as_bytes(record);
+}
+
+}  // namespace
+
+void slim_for_api(Message& record, bool keep_bytes, bool as_bytes) {
   bool needed = false;
   switch (record.kind) {
     case Kind::turn:
@@ -543,6 +595,10 @@ void slim_for_api(Message& record, bool keep_bytes) {
   // The bytes are kept only where the anthropic writer may write them as they are,
   // or where they are not UTF-8: the writer's error then names the bad byte's column.
   const bool as_is = needed && anthropic_as_is(record);
+  if (as_bytes && needed && may_hold_as_bytes(record, as_is) && !parsed_record_unused(record)) {
+    hold_as_bytes(record);
+    return;
+  }
   if (!needed || !keep_bytes || (!as_is && !find_invalid_utf8(record.raw))) {
     record.raw.clear();
   }
@@ -561,11 +617,12 @@ namespace {
 
 class ApiViewStage final : public StreamStage {
  public:
-  ApiViewStage(ConversationStage::SplitFunction function, GroupBy group_by, bool keep_bytes)
-      : m_inner(std::move(function), group_by), m_keep_bytes(keep_bytes) {}
+  ApiViewStage(ConversationStage::SplitFunction function, GroupBy group_by, bool keep_bytes,
+               bool as_bytes)
+      : m_inner(std::move(function), group_by), m_keep_bytes(keep_bytes), m_as_bytes(as_bytes) {}
 
   void push(Message&& message, MessageSink& next) override {
-    slim_for_api(message, m_keep_bytes);
+    slim_for_api(message, m_keep_bytes, m_as_bytes);
     m_inner.push(std::move(message), next);
   }
   void finish(MessageSink& next) override { m_inner.finish(next); }
@@ -573,13 +630,15 @@ class ApiViewStage final : public StreamStage {
  private:
   ConversationStage m_inner;
   bool m_keep_bytes;
+  bool m_as_bytes;
 };
 
 }  // namespace
 
 std::unique_ptr<StreamStage> make_api_view_stage(ConversationStage::SplitFunction function,
-                                                 GroupBy group_by, bool keep_bytes) {
-  return std::make_unique<ApiViewStage>(std::move(function), group_by, keep_bytes);
+                                                 GroupBy group_by, bool keep_bytes,
+                                                 bool as_bytes) {
+  return std::make_unique<ApiViewStage>(std::move(function), group_by, keep_bytes, as_bytes);
 }
 
 std::unique_ptr<StreamStage> make_normalize_stage(NormalizeOptions options, GroupBy group_by) {
@@ -589,7 +648,8 @@ std::unique_ptr<StreamStage> make_normalize_stage(NormalizeOptions options, Grou
       },
       // Claude Code resumes a file whole: a session that continues another's
       // records is the same conversation.
-      group_by == GroupBy::session ? GroupBy::session_chains : group_by);
+      group_by == GroupBy::session ? GroupBy::session_chains : group_by, /*keep_bytes=*/true,
+      /*as_bytes=*/true);
 }
 
 }  // namespace convo

@@ -134,14 +134,19 @@ std::vector<std::vector<Message>> normalize_for_api(std::vector<Message> records
 // and a Claude Code record's bytes (it is always written afresh), keeping what the
 // session tree needs (kind, uuid, parentUuid, ...). Stages call it as records
 // arrive, so that a conversation held whole stays small. Without `keep_bytes` no
-// record keeps its bytes (a stage that writes nothing, such as check's).
-void slim_for_api(Message& record, bool keep_bytes = true);
+// record keeps its bytes (a stage that writes nothing, such as check's). With
+// `as_bytes`, a record the view may use (a turn) of a format whose records decode
+// alone is held as its bytes instead, marked (`held_as_bytes`, conversation.h):
+// `api_view` decodes it again if it is on a thread. The function given the
+// conversation must then use its records only through `api_view`.
+void slim_for_api(Message& record, bool keep_bytes = true, bool as_bytes = false);
 
 // A whole-conversation stage for work on the API view: records slimmed as they
-// arrive (slim_for_api with `keep_bytes`), grouped into conversations by
-// `group_by`, each given to `function`.
+// arrive (slim_for_api with `keep_bytes` and `as_bytes`), grouped into
+// conversations by `group_by`, each given to `function`.
 std::unique_ptr<StreamStage> make_api_view_stage(ConversationStage::SplitFunction function,
-                                                 GroupBy group_by, bool keep_bytes = true);
+                                                 GroupBy group_by, bool keep_bytes = true,
+                                                 bool as_bytes = false);
 
 // The normalize-for-api stage: `make_api_view_stage` running `normalize_for_api`.
 std::unique_ptr<StreamStage> make_normalize_stage(NormalizeOptions options, GroupBy group_by);

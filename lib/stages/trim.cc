@@ -11,7 +11,6 @@
 #include <optional>
 
 #include "formats/format.h"
-#include "io/record_reader.h"
 #include "tool_links.h"
 
 namespace convo {
@@ -434,9 +433,10 @@ std::vector<Message> trim_counted(std::vector<Message> conversation,
 }
 
 // Drops what trim does not look at from a message that will be written as its
-// original bytes: its text, tool inputs and results, media data, and its parsed
-// JSON. Kept: kind, role, names, envelope, usage, and each block's type and ids
-// (for tool links and message types).
+// original bytes: its text, tool inputs and results, media data, its parsed JSON,
+// and the envelope's strings it never reads (id, timestamp, model, ...). Kept:
+// kind, role, names, the session links, response and tool ids, usage, and each
+// block's type and ids (for tool links and message types).
 void release_content(Message& message) {
   // Swapped with empty ones, not assigned: libstdc++'s move assignment from an
   // empty (short) string keeps the target's heap buffer.
@@ -456,24 +456,15 @@ void release_content(Message& message) {
   }
   message.json = nullptr;
   message.source.reset();
-}
-
-// A message decoded again from its original bytes (one record of its format).
-Message decode_again(const Message& message) {
-  Record record;
-  record.raw = message.raw;
-  record.where = message.where;
-  record.source = std::make_shared<Source>();
-  record.source->text = message.raw.view();
-  if (!parse_json_in_place(record.source->text, record.source->doc)) {
-    throw Error(message.where, "cannot read this record again to cut it");
+  message.id = std::string();
+  message.timestamp = std::string();
+  if (message.meta.allocated()) {
+    RecordMeta& meta = message.meta.edit();
+    for (std::string* unread : {&meta.request_id, &meta.model, &meta.stop_reason, &meta.cwd,
+                                &meta.git_branch, &meta.short_id}) {
+      std::string().swap(*unread);
+    }
   }
-  std::vector<Message> decoded;
-  format_info(message.origin).make_decoder()->decode(std::move(record), decoded);
-  if (decoded.size() != 1) {
-    throw Error(message.where, "cannot read this record again to cut it");
-  }
-  return std::move(decoded.front());
 }
 
 // The first `n` of `values`, taken out of it: the vector itself, not a copy beside
