@@ -120,9 +120,8 @@ COVERS = {
     # counted by name) is dropped whole, and its record with it.
     "empty assistant messages": {"assistant"},
     # A tool result whose call the target has no message for is dropped; the user record
-    # that held only it goes with it.
-    "tool results without their call": {"tool_result", "tool_use_id", "user"},
-    # (A Responses function_call_output item is such a result on its own.)
+    # that held only it goes with it. (A Responses function_call_output item is such a
+    # result on its own.)
     "tool results without calls": {"tool_result", "tool_use_id", "user", "function_call_output"},
     # Calls made in separate messages (Claude Code's parallel calls, one a record) and
     # answered after them all: Gemini CLI answers each record's calls right after it,
@@ -201,6 +200,9 @@ COVERS = {
     # A call's arguments as JSON text (OpenAI's `arguments` string), spelled otherwise
     # than compactly, that a format holding them as an object gives back compact.
     "tool call argument text": {"arguments"},
+    # Tool calls held apart from the content (Chat's tool_calls) come after it: a text
+    # that followed a call comes back before it, one block moved past the other.
+    "text after tool calls": {"text", "tool_use"},
     # OpenAI Chat's `modalities` is Gemini's generationConfig.responseModalities.
     "modalities of request bodies": {"modalities", "response_modalities"},
 }
@@ -228,7 +230,8 @@ def media_kind(mime):
 GENERIC = re.compile(r"\s+(blocks?|records?|parts?|fields?|members?|items?|messages?|"
                      r"of request bodies|of response bodies|of response messages|of messages|of records|of items|"
                      r"of chat sessions|of tool calls|of contents|of system instructions|"
-                     r"of tools|of usage|of error bodies|of reasoning settings|tools|of [a-z_]+ blocks|in tool results|in [a-z]+ messages)$")
+                     r"of tools|of usage|of error bodies|of reasoning settings|tools|of [a-z_]+ blocks|in tool results|in [a-z]+ messages|"
+                     r"given by file id)$")  # "file blocks given by file id" -> file
 
 
 def snake(name):

@@ -544,6 +544,19 @@ void EncoderBase::drop_unheld(const Message& message, bool in_body) {
       }
     }
   }
+  // Tool calls kept apart from the content come after all of it: a text that followed
+  // a call (Anthropic's answer after the calls its code execution made) comes back
+  // before it.
+  if (target.calls_apart && message.role == Role::assistant) {
+    bool called = false;
+    for (const Block& block : message.content.blocks) {
+      called = called || block.type == BlockType::tool_use;
+      if (called && block.type == BlockType::text) {
+        drop("text after tool calls", message);
+        break;
+      }
+    }
+  }
   // Formats of the Responses family hold each other's items whole: only a time can
   // be lost between them.
   if (holds_responses_items(message.origin) && holds_responses_items(m_format)) {

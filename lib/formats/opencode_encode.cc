@@ -136,7 +136,7 @@ class OpenCodeEncoder final : public EncoderBase {
         if (answers_held_call(result.id)) {
           answers.content.blocks.push_back(std::move(result));
         } else {
-          drop("tool results without their call", message);
+          drop("tool results without calls", message);
         }
       }
       if (!answers.content.blocks.empty()) {
@@ -379,7 +379,7 @@ class OpenCodeEncoder final : public EncoderBase {
         return b->type == BlockType::tool_use && b->id == result->id;
       });
       if (!answered) {
-        drop("tool results without their call", m);
+        drop("tool results without calls", m);
       }
     }
     w.EndArray();
