@@ -81,6 +81,9 @@ COVERS = {
         # where a user record came from (a task notification), an agent team's name.
         "entrypoint", "prompt_id", "origin", "team_name"},
     "message ids": {"id", "message_id"},
+    # A call with an empty id (an OpenAI-compatible API's) has none in Gemini, whose
+    # reader makes one up to link its response by.
+    "tool calls without ids": {"id"},
     # A Claude Code record holding its blocks otherwise than Claude Code cuts a response
     # (one record per block, one user record per tool result): written elsewhere as a
     # turn, it comes back cut as Claude Code cuts it, its blocks in other records.
@@ -142,6 +145,9 @@ COVERS = {
     # A Gemini functionResponse holds one text (its `response`) before its media: the
     # text blocks of a tool result are joined there, in front of the media.
     "text block boundaries in tool results": {"text"},
+    # A Responses request takes an assistant message without an id as one text (an
+    # EasyInputMessage): its text blocks are joined there, as paragraphs.
+    "text block boundaries in assistant messages": {"text"},
     "encrypted reasoning": {"encrypted_content"},
     "item ids": {"id"},
     # An OpenCode part's own id and its message's (`messageID`).

@@ -366,10 +366,19 @@ bool EncoderBase::results_reordered(const Message& message) const {
   return false;
 }
 
+// A tool message of a format that keeps each result a message of its own (Chat's,
+// LangChain's), written where the results of one turn's calls are one user message
+// (the Messages API requires it): held in `m_reply` for the tool messages after it.
+bool EncoderBase::starts_tool_results(const Message& message) const {
+  return message.role == Role::tool && message.is_turn() && !message.container &&
+         keeps_calls_apart(message.origin) && uses_anthropic_blocks(m_format) &&
+         !format_info(m_format).splits_replies;
+}
+
 // An assistant item of the Responses family outside the family, or a Claude Code
 // record of a split reply: held in `m_reply` for what joins it.
 bool EncoderBase::starts_reply(const Message& message) const {
-  if (splits_record(message)) {
+  if (splits_record(message) || starts_tool_results(message)) {
     return true;
   }
   return holds_responses_items(message.origin) && !holds_responses_items(m_format) &&
@@ -395,6 +404,10 @@ void EncoderBase::encode_and_write(const Message& message, Output& out) {
 // A Claude Code record joins the records of its reply right before it: the same
 // message.id, or tool results after tool results.
 bool EncoderBase::joins_reply(const Message& message) const {
+  if (starts_tool_results(*m_reply)) {
+    return starts_tool_results(message) && message.origin == m_reply->origin &&
+           message.where.file == m_reply->where.file;
+  }
   if (format_traits(m_reply->origin).splits_replies) {
     if (!splits_record(message) || message.origin != m_reply->origin ||
         message.where.file != m_reply->where.file || message.role != m_reply->role) {
@@ -574,7 +587,7 @@ void EncoderBase::drop_unheld(const Message& message, bool in_body) {
           (what == "session ids" && target.holds_session_ids)) {
         return;
       }
-      if (target.holds_response_members &&
+      if (target.holds_response_members && message.role == Role::assistant &&
           (what == "message ids" || what == "model names" || what == "stop reasons" ||
            what == "usage" || what.ends_with(" of response messages"))) {
         return;  // e.g. a Claude Code record's message is an Anthropic response message

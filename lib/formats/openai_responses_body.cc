@@ -303,6 +303,9 @@ void write_input_item(JsonWriter& w, const std::string& item, const BodyDrop& dr
       }
     }
     if (plain) {
+      if (parts.Size() > 1) {
+        drop("text block boundaries in assistant messages");  // one text comes back
+      }
       content->value.SetString(text.data(), static_cast<rapidjson::SizeType>(text.size()),
                                doc.GetAllocator());
     }

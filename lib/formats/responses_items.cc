@@ -444,10 +444,15 @@ class ItemWriter {
         case BlockType::image:
         case BlockType::file:
         case BlockType::document:
-        case BlockType::audio:  // an input_file part holds audio and video, that the
-        case BlockType::video:  // reader reads back as the file block it always reads
+        case BlockType::audio:
+        case BlockType::video:
           if (m_m.role == Role::tool) {
             m_drop(fmt::format("{} in tool messages", blocks_of(block)));
+          } else if ((block.type == BlockType::audio || block.type == BlockType::video) &&
+                     !file_part_holds(block)) {
+            m_drop(fmt::format("{} blocks", block.type_name.empty()
+                                                 ? block_type_name(block.type)
+                                                 : std::string_view(block.type_name)));
           } else if (part_holdable(block)) {
             if (starts_message_item(block, parts)) {
               flush();
@@ -530,12 +535,24 @@ class ItemWriter {
   }
 
   // True when `block` begins a message item of its own, not a part of the one in
-  // `parts`: a response's text after text. The API writes one output_text per message
-  // item (its commentary, then its final answer), and a response's message items are
-  // read back as the texts of one reply.
+  // `parts`: a response body's text after text. The API writes one output_text per
+  // message item (its commentary, then its final answer), and a response's message
+  // items are read back as the texts of one reply. (A Codex rollout's are turns of
+  // their own.)
   bool starts_message_item(const Block& block, const std::vector<const Block*>& parts) const {
-    return m_m.role == Role::assistant && is_response(m_m) && block.type == BlockType::text &&
+    return m_m.role == Role::assistant && is_response(m_m) && m_target == Format::openai_responses &&
+           block.type == BlockType::text &&
            !same_block(block) && !parts.empty() && parts.back()->type == BlockType::text;
+  }
+
+  // True for audio or video given by URL or file id: an input_file part holds it
+  // (file_url, file_id), read back as the file block the reader reads any input_file
+  // as. Not inline audio: it would come back a file, not the audio Chat's input_audio
+  // holds.
+  static bool file_part_holds(const Block& block) {
+    return (block.type == BlockType::audio || block.type == BlockType::video) &&
+           (block.source.type == MediaSource::Type::url ||
+            block.source.type == MediaSource::Type::file_id);
   }
 
   bool part_holdable(const Block& block) {
@@ -732,7 +749,7 @@ class ItemWriter {
         for (const Block& block : c.blocks) {
           if (block.type == BlockType::text || block.type == BlockType::image ||
               block.type == BlockType::file || block.type == BlockType::document ||
-              block.type == BlockType::audio || block.type == BlockType::video ||
+              file_part_holds(block) ||
               (block.type == BlockType::unknown && same_block(block))) {
             write_part(ow, block);
           } else {
