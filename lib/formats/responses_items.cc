@@ -547,8 +547,9 @@ class ItemWriter {
 
   // True for audio or video given by URL or file id: an input_file part holds it
   // (file_url, file_id), read back as the file block the reader reads any input_file
-  // as. Not inline audio: it would come back a file, not the audio Chat's input_audio
-  // holds.
+  // as. Not inline audio in a message: it would come back a file, not the audio Chat's
+  // input_audio holds. (A tool result's, which Chat has no place for, is a file_data
+  // input_file of its data URL.)
   static bool file_part_holds(const Block& block) {
     return (block.type == BlockType::audio || block.type == BlockType::video) &&
            (block.source.type == MediaSource::Type::url ||
@@ -749,7 +750,7 @@ class ItemWriter {
         for (const Block& block : c.blocks) {
           if (block.type == BlockType::text || block.type == BlockType::image ||
               block.type == BlockType::file || block.type == BlockType::document ||
-              file_part_holds(block) ||
+              block.type == BlockType::audio || block.type == BlockType::video ||
               (block.type == BlockType::unknown && same_block(block))) {
             write_part(ow, block);
           } else {
