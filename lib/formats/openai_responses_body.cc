@@ -187,8 +187,8 @@ void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, con
   }
   // "completed" after calls reads back as tool_use: Anthropic's end_turn after calls its
   // code execution made is lost.
-  bool calls = !turns.empty() && turns.front().message != nullptr &&
-               turns.front().message->has_tool_uses();
+  bool calls =
+      !turns.empty() && turns.front().message != nullptr && turns.front().message->has_tool_uses();
   if (stop == StopReason::stop_sequence || stop == StopReason::pause_turn ||
       (stop == StopReason::end_turn && calls)) {
     drop("stop reasons");

@@ -540,8 +540,8 @@ class ItemWriter {
   // items are read back as the texts of one reply. (A Codex rollout's are turns of
   // their own.)
   bool starts_message_item(const Block& block, const std::vector<const Block*>& parts) const {
-    return m_m.role == Role::assistant && is_response(m_m) && m_target == Format::openai_responses &&
-           block.type == BlockType::text &&
+    return m_m.role == Role::assistant && is_response(m_m) &&
+           m_target == Format::openai_responses && block.type == BlockType::text &&
            !same_block(block) && !parts.empty() && parts.back()->type == BlockType::text;
   }
 
