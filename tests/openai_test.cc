@@ -58,8 +58,8 @@ TEST_CASE("openai to anthropic and back keeps roles, texts, tool calls and resul
         R"({"role":"system","content":"Answer in French."})" "\n"
         R"({"role":"user","content":"Weather?"})" "\n"
         R"({"role":"assistant","content":[{"type":"tool_use","id":"call_1","name":"get_weather","input":{"city": "Paris"}},{"type":"tool_use","id":"call_2","name":"get_time","input":{}}]})" "\n"
-        R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":"sunny"}]})" "\n"
-        R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"call_2","content":[{"type":"text","text":"noon"}]}]})" "\n"
+        // The results of one turn's calls are one user message, as the API requires.
+        R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":"sunny"},{"type":"tool_result","tool_use_id":"call_2","content":[{"type":"text","text":"noon"}]}]})" "\n"
         R"({"role":"assistant","content":"Il fait beau."})" "\n");
   REQUIRE(there.warnings.size() == 1);
   CHECK(there.warnings[0].find("anthropic cannot hold message names (1)") != std::string::npos);

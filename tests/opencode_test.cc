@@ -104,7 +104,7 @@ TEST_CASE("from another format, results join their call's part", "[opencode]") {
         R"({"info":{"role":"assistant"},"parts":[{"type":"text","text":"Running."},{"type":"tool","callID":"t1","tool":"bash","state":{"status":"completed","input":{"command":"ls"},"output":"a"}},{"type":"tool","callID":"t2","tool":"bash","state":{"status":"error","input":{"command":"pwd"},"error":"no such dir"}}]})" "\n"
         R"({"info":{"role":"user"},"parts":[{"type":"text","text":"thanks"}]})" "\n");
   REQUIRE(out.warnings.size() == 1);
-  CHECK(out.warnings[0].find("tool results without their call (1)") != std::string::npos);
+  CHECK(out.warnings[0].find("tool results without calls (1)") != std::string::npos);
   // A call whose result never came is written pending.
   auto pending = convert_text(R"({"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"bash","input":{}}]})" "\n",
                               Format::opencode, {Format::anthropic});

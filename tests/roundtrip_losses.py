@@ -81,6 +81,9 @@ COVERS = {
         # where a user record came from (a task notification), an agent team's name.
         "entrypoint", "prompt_id", "origin", "team_name"},
     "message ids": {"id", "message_id"},
+    # A call with an empty id (an OpenAI-compatible API's) has none in Gemini, whose
+    # reader makes one up to link its response by.
+    "tool calls without ids": {"id"},
     # A Claude Code record holding its blocks otherwise than Claude Code cuts a response
     # (one record per block, one user record per tool result): written elsewhere as a
     # turn, it comes back cut as Claude Code cuts it, its blocks in other records.
@@ -120,9 +123,8 @@ COVERS = {
     # counted by name) is dropped whole, and its record with it.
     "empty assistant messages": {"assistant"},
     # A tool result whose call the target has no message for is dropped; the user record
-    # that held only it goes with it.
-    "tool results without their call": {"tool_result", "tool_use_id", "user"},
-    # (A Responses function_call_output item is such a result on its own.)
+    # that held only it goes with it. (A Responses function_call_output item is such a
+    # result on its own.)
     "tool results without calls": {"tool_result", "tool_use_id", "user", "function_call_output"},
     # Calls made in separate messages (Claude Code's parallel calls, one a record) and
     # answered after them all: Gemini CLI answers each record's calls right after it,
@@ -143,6 +145,9 @@ COVERS = {
     # A Gemini functionResponse holds one text (its `response`) before its media: the
     # text blocks of a tool result are joined there, in front of the media.
     "text block boundaries in tool results": {"text"},
+    # A Responses request takes an assistant message without an id as one text (an
+    # EasyInputMessage): its text blocks are joined there, as paragraphs.
+    "text block boundaries in assistant messages": {"text"},
     "encrypted reasoning": {"encrypted_content"},
     "item ids": {"id"},
     # An OpenCode part's own id and its message's (`messageID`).
@@ -201,6 +206,9 @@ COVERS = {
     # A call's arguments as JSON text (OpenAI's `arguments` string), spelled otherwise
     # than compactly, that a format holding them as an object gives back compact.
     "tool call argument text": {"arguments"},
+    # Tool calls held apart from the content (Chat's tool_calls) come after it: a text
+    # that followed a call comes back before it, one block moved past the other.
+    "text after tool calls": {"text", "tool_use"},
     # OpenAI Chat's `modalities` is Gemini's generationConfig.responseModalities.
     "modalities of request bodies": {"modalities", "response_modalities"},
 }
@@ -228,7 +236,8 @@ def media_kind(mime):
 GENERIC = re.compile(r"\s+(blocks?|records?|parts?|fields?|members?|items?|messages?|"
                      r"of request bodies|of response bodies|of response messages|of messages|of records|of items|"
                      r"of chat sessions|of tool calls|of contents|of system instructions|"
-                     r"of tools|of usage|of error bodies|of reasoning settings|tools|of [a-z_]+ blocks|in tool results|in [a-z]+ messages)$")
+                     r"of tools|of usage|of error bodies|of reasoning settings|tools|of [a-z_]+ blocks|in tool results|in [a-z]+ messages|"
+                     r"given by file id)$")  # "file blocks given by file id" -> file
 
 
 def snake(name):

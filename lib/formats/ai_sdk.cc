@@ -102,6 +102,7 @@ void decode_output_part(const JsonValue& value, const std::string& path,
     block.source.type = MediaSource::Type::base64;
     block.source.data = std::string(required_string(value, "data", path, "media part"));
     block.source.media_type = std::string(media_type);
+    block.name = std::string(optional_string(value, "filename", path).value_or(""));
   } else if (*type == "image-url" || *type == "file-url") {
     block.type = *type == "image-url" ? BlockType::image : BlockType::file;
     block.source = MediaSource::from_url(required_string(value, "url", path, "URL part"));

@@ -545,6 +545,10 @@ class AiSdkEncoder final : public EncoderBase {
         w.Key("mediaType");
         write_string(w, block.source.media_type.empty() ? "application/octet-stream"
                                                         : block.source.media_type);
+        if (block.type != BlockType::image && !block.name.empty()) {
+          w.Key("filename");  // file-data's own (LanguageModelV3ToolResultOutput)
+          write_string(w, block.name);
+        }
         w.EndObject();
       } else if (block.source.type == MediaSource::Type::url) {
         w.StartObject();

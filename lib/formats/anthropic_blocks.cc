@@ -86,6 +86,9 @@ void decode_block(const JsonValue& value, const std::string& path,
     decode_anthropic_source(value, path, block.source);
     if (block.type == BlockType::document) {  // a document's title is its file's name elsewhere
       block.name = std::string(optional_string(value, "title", path).value_or(""));
+      if (block.source.type == MediaSource::Type::url && block.source.media_type.empty()) {
+        block.source.media_type = "application/pdf";  // the API's URL source is URLPDFSource
+      }
     }
   } else {
     block.type = BlockType::unknown;

@@ -492,9 +492,12 @@ class ClaudeCodeEncoder final : public EncoderBase {
           });
         }
         // Members of an Anthropic response that Claude Code keeps in the message as
-        // the API sent it: the code execution container the response ran in.
-        if (const JsonValue* container = response_member(m, "container")) {
-          message.set_raw("container", to_json(*container));
+        // the API sent it: the code execution container the response ran in, and what
+        // a refusal says of itself (stop_details: its category and explanation).
+        for (std::string_view key : {"container", "stop_details"}) {
+          if (const JsonValue* member = response_member(m, key)) {
+            message.set_raw(key, to_json(*member));
+          }
         }
       }
       message.write();

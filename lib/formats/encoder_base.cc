@@ -368,10 +368,19 @@ std::size_t EncoderBase::results_moved(const Message& message) const {
   return moved;
 }
 
+// A tool message of a format that keeps each result a message of its own (Chat's,
+// LangChain's), written where the results of one turn's calls are one user message
+// (the Messages API requires it): held in `m_reply` for the tool messages after it.
+bool EncoderBase::starts_tool_results(const Message& message) const {
+  return message.role == Role::tool && message.is_turn() && !message.container &&
+         keeps_calls_apart(message.origin) && uses_anthropic_blocks(m_format) &&
+         !format_info(m_format).splits_replies;
+}
+
 // An assistant item of the Responses family outside the family, or a Claude Code
 // record of a split reply: held in `m_reply` for what joins it.
 bool EncoderBase::starts_reply(const Message& message) const {
-  if (splits_record(message)) {
+  if (splits_record(message) || starts_tool_results(message)) {
     return true;
   }
   return holds_responses_items(message.origin) && !holds_responses_items(m_format) &&
@@ -397,6 +406,10 @@ void EncoderBase::encode_and_write(const Message& message, Output& out) {
 // A Claude Code record joins the records of its reply right before it: the same
 // message.id, or tool results after tool results.
 bool EncoderBase::joins_reply(const Message& message) const {
+  if (starts_tool_results(*m_reply)) {
+    return starts_tool_results(message) && message.origin == m_reply->origin &&
+           message.where.file == m_reply->where.file;
+  }
   if (format_traits(m_reply->origin).splits_replies) {
     if (!splits_record(message) || message.origin != m_reply->origin ||
         message.where.file != m_reply->where.file || message.role != m_reply->role) {
@@ -563,6 +576,19 @@ void EncoderBase::drop_unheld(const Message& message, bool in_body) {
       }
     }
   }
+  // Tool calls kept apart from the content come after all of it: a text that followed
+  // a call (Anthropic's answer after the calls its code execution made) comes back
+  // before it.
+  if (target.calls_apart && message.role == Role::assistant) {
+    bool called = false;
+    for (const Block& block : message.content.blocks) {
+      called = called || block.type == BlockType::tool_use;
+      if (called && block.type == BlockType::text) {
+        drop("text after tool calls", message);
+        break;
+      }
+    }
+  }
   // Formats of the Responses family hold each other's items whole: only a time can
   // be lost between them.
   if (holds_responses_items(message.origin) && holds_responses_items(m_format)) {
@@ -582,7 +608,7 @@ void EncoderBase::drop_unheld(const Message& message, bool in_body) {
            format_info(message.origin).holds_message_ids)) {
         return;
       }
-      if (target.holds_response_members &&
+      if (target.holds_response_members && message.role == Role::assistant &&
           (what == "message ids" || what == "model names" || what == "stop reasons" ||
            what == "usage" || what.ends_with(" of response messages"))) {
         return;  // e.g. a Claude Code record's message is an Anthropic response message

@@ -235,8 +235,10 @@ class EncoderBase : public Encoder {
   // calls) is one reply, and a run of call outputs one turn of results: written
   // outside the family as one turn, held in `m_reply` until something else comes
   // (encoder_base.cc). Likewise a Claude Code response split over records (sharing
-  // message.id), and the user records of its parallel tool results.
+  // message.id), and the user records of its parallel tool results; and a run of
+  // Chat-style tool messages, one user message of results in Anthropic's.
   bool starts_reply(const Message& message) const;
+  bool starts_tool_results(const Message& message) const;
   bool splits_record(const Message& message) const;
   bool record_cut_kept(const Message& message) const;
   void note_calls(const Message& message);

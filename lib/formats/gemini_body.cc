@@ -254,8 +254,9 @@ void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, con
       write_raw(w, turn.values.front());
     }
     auto reason = stop_reason_spelled(Format::gemini, turn.stop != StopReason::none ? turn.stop : body.stop_reason);
-    if (!reason.exact) {
-      drop("stop reasons");
+    bool calls = turn.message != nullptr && turn.message->has_tool_uses();
+    if (!reason.exact || (turn.stop == StopReason::end_turn && calls)) {
+      drop("stop reasons");  // STOP after calls reads back as tool_use
     }
     if (!reason.name.empty()) {
       w.Key("finishReason");

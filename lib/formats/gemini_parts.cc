@@ -453,6 +453,9 @@ void GeminiPartWriter::write(JsonWriter& w, const Block& block, std::string_view
     }
     case BlockType::tool_use: {
       const JsonValue* call = original != nullptr ? member(*original, k_function_call) : nullptr;
+      if (block.id.empty() && call == nullptr) {
+        m_drop("tool calls without ids");  // read back with one made up (CallLinker)
+      }
       // `call` is named by value: the part is written after this block ends.
       part.set(spelling(original, k_function_call), [&, call](JsonWriter& cw) {
         ObjectWriter object(cw, call != nullptr && call->IsObject() ? call : nullptr);

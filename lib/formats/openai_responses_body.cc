@@ -185,7 +185,12 @@ void write_response(const ApiBody& body, const std::vector<BodyTurn>& turns, con
     write_raw(w, stop == StopReason::max_tokens ? R"({"reason":"max_output_tokens"})"
                                                 : R"({"reason":"content_filter"})");
   }
-  if (stop == StopReason::stop_sequence || stop == StopReason::pause_turn) {
+  // "completed" after calls reads back as tool_use: Anthropic's end_turn after calls its
+  // code execution made is lost.
+  bool calls =
+      !turns.empty() && turns.front().message != nullptr && turns.front().message->has_tool_uses();
+  if (stop == StopReason::stop_sequence || stop == StopReason::pause_turn ||
+      (stop == StopReason::end_turn && calls)) {
     drop("stop reasons");
   }
   w.Key("model");
@@ -298,6 +303,9 @@ void write_input_item(JsonWriter& w, const std::string& item, const BodyDrop& dr
       }
     }
     if (plain) {
+      if (parts.Size() > 1) {
+        drop("text block boundaries in assistant messages");  // one text comes back
+      }
       content->value.SetString(text.data(), static_cast<rapidjson::SizeType>(text.size()),
                                doc.GetAllocator());
     }

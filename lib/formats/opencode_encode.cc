@@ -136,7 +136,7 @@ class OpenCodeEncoder final : public EncoderBase {
         if (answers_held_call(result.id)) {
           answers.content.blocks.push_back(std::move(result));
         } else {
-          drop("tool results without their call", message);
+          drop("tool results without calls", message);
         }
       }
       if (!answers.content.blocks.empty()) {
@@ -379,7 +379,7 @@ class OpenCodeEncoder final : public EncoderBase {
         return b->type == BlockType::tool_use && b->id == result->id;
       });
       if (!answered) {
-        drop("tool results without their call", m);
+        drop("tool results without calls", m);
       }
     }
     w.EndArray();
@@ -439,6 +439,17 @@ class OpenCodeEncoder final : public EncoderBase {
     w.EndObject();
   }
 
+  // A part names its session and message, as OpenCode's own do: where the message has
+  // them (another format's session id comes back on each part, not just the message).
+  static void set_owner_ids(ObjectWriter& part, const Message& m) {
+    if (!m.meta->session_id.empty()) {
+      part.set_string("sessionID", m.meta->session_id);
+    }
+    if (!m.id.empty()) {
+      part.set_string("messageID", m.id);
+    }
+  }
+
   void write_part(JsonWriter& w, const Message& m, const Block& block) {
     const bool same = keeps_own_json(m, block, Format::opencode);
     if (same && block.type != BlockType::text && block.type != BlockType::thinking) {
@@ -450,6 +461,9 @@ class OpenCodeEncoder final : public EncoderBase {
       return;
     }
     ObjectWriter object(w, same ? block.json : nullptr);
+    if (!same) {
+      set_owner_ids(object, m);
+    }
     object.set_string("type", block.type == BlockType::text ? "text" : "reasoning");
     object.set_string("text", block.text);
     if (!same && block.type == BlockType::thinking && block.signature) {
@@ -471,6 +485,9 @@ class OpenCodeEncoder final : public EncoderBase {
     const bool same = keeps_own_json(m, use, Format::opencode);
     const JsonValue* state = same ? find_member(*use.json, "state") : nullptr;
     ObjectWriter object(w, same ? use.json : nullptr);
+    if (!same) {
+      set_owner_ids(object, m);
+    }
     object.set_string("type", "tool");
     object.set_string("callID", use.id);
     object.set_string("tool", use.name);

@@ -39,6 +39,13 @@ bool one_of(std::string_view value, const std::string_view (&set)[N]) {
 
 // --- Decoding ---
 
+// True when a file's name, or the path of its URL, ends in ".pdf": an input_file has
+// no place for a media type, and the API tells a PDF by its name.
+bool names_pdf(std::string_view name) {
+  name = name.substr(0, name.find_first_of("?#"));
+  return name.ends_with(".pdf");
+}
+
 void decode_part(const JsonValue& part, const std::string& path,
                  const std::shared_ptr<const Source>& owner, Block& block) {
   auto type = begin_block(part, path, owner, block, "a content part (an object)");
@@ -70,7 +77,9 @@ void decode_part(const JsonValue& part, const std::string& path,
       block.source = MediaSource::from_url(*url, owner);
     }
     block.name = std::string(optional_string(part, "filename", path).value_or(""));
-    if (block.source.media_type.empty() && block.name.ends_with(".pdf")) {
+    bool by_url = block.source.type == MediaSource::Type::url;
+    if (block.source.media_type.empty() &&
+        (names_pdf(block.name) || (by_url && names_pdf(block.source.data.str())))) {
       block.source.media_type = "application/pdf";
     }
   } else {
@@ -435,9 +444,19 @@ class ItemWriter {
         case BlockType::image:
         case BlockType::file:
         case BlockType::document:
+        case BlockType::audio:
+        case BlockType::video:
           if (m_m.role == Role::tool) {
             m_drop(fmt::format("{} in tool messages", blocks_of(block)));
+          } else if ((block.type == BlockType::audio || block.type == BlockType::video) &&
+                     !file_part_holds(block)) {
+            m_drop(fmt::format("{} blocks", block.type_name.empty()
+                                                 ? block_type_name(block.type)
+                                                 : std::string_view(block.type_name)));
           } else if (part_holdable(block)) {
+            if (starts_message_item(block, parts)) {
+              flush();
+            }
             parts.push_back(&block);
           }
           break;
@@ -515,6 +534,28 @@ class ItemWriter {
     m_values.emplace_back(buffer.GetString(), buffer.GetSize());
   }
 
+  // True when `block` begins a message item of its own, not a part of the one in
+  // `parts`: a response body's text after text. The API writes one output_text per
+  // message item (its commentary, then its final answer), and a response's message
+  // items are read back as the texts of one reply. (A Codex rollout's are turns of
+  // their own.)
+  bool starts_message_item(const Block& block, const std::vector<const Block*>& parts) const {
+    return m_m.role == Role::assistant && is_response(m_m) &&
+           m_target == Format::openai_responses && block.type == BlockType::text &&
+           !same_block(block) && !parts.empty() && parts.back()->type == BlockType::text;
+  }
+
+  // True for audio or video given by URL or file id: an input_file part holds it
+  // (file_url, file_id), read back as the file block the reader reads any input_file
+  // as. Not inline audio in a message: it would come back a file, not the audio Chat's
+  // input_audio holds. (A tool result's, which Chat has no place for, is a file_data
+  // input_file of its data URL.)
+  static bool file_part_holds(const Block& block) {
+    return (block.type == BlockType::audio || block.type == BlockType::video) &&
+           (block.source.type == MediaSource::Type::url ||
+            block.source.type == MediaSource::Type::file_id);
+  }
+
   bool part_holdable(const Block& block) {
     if (block.type == BlockType::text || same_block(block)) {
       return true;
@@ -582,8 +623,10 @@ class ItemWriter {
         }
         // A file by URL or id has no place for its media type (a PDF's is read back
         // from its name); a data URL holds it.
+        bool by_url = block.source.type == MediaSource::Type::url;
         bool told = block.source.type == MediaSource::Type::base64 ||
-                    (block.source.media_type == "application/pdf" && block.name.ends_with(".pdf"));
+                    (block.source.media_type == "application/pdf" &&
+                     (names_pdf(block.name) || (by_url && names_pdf(block.source.data.str()))));
         if (!block.source.media_type.empty() && !told) {
           m_drop("mime types of file blocks");
         }
@@ -707,6 +750,7 @@ class ItemWriter {
         for (const Block& block : c.blocks) {
           if (block.type == BlockType::text || block.type == BlockType::image ||
               block.type == BlockType::file || block.type == BlockType::document ||
+              block.type == BlockType::audio || block.type == BlockType::video ||
               (block.type == BlockType::unknown && same_block(block))) {
             write_part(ow, block);
           } else {
