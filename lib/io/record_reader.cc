@@ -65,7 +65,7 @@ void RecordReader::fill() {
     m_end -= m_begin;
     m_begin = 0;
   }
-  // One spare byte past m_end always exists, so the parser can rely on a NUL there.
+  // One spare byte past m_end always exists, for the NUL read_all ends the text with.
   if (m_capacity < m_end + k_chunk / 2 + 1) {
     grow(std::max(m_capacity * 2, m_end + k_chunk + 1));
   }
