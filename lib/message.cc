@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 
 namespace convo {
@@ -294,28 +295,56 @@ void Bytes::assign(const char* data, std::size_t size) {
   // A fresh block first: `data` may point into the old one. The bytes are followed by
   // a NUL, as a std::string's are: parse_json's stream and find_invalid_utf8 read the
   // byte after a view's end as its terminator.
-  char* block = static_cast<char*>(std::malloc(sizeof(std::size_t) + size + 1));
+  const bool long_size = size > std::numeric_limits<std::uint32_t>::max();
+  const std::size_t header = long_size ? k_header : k_short_header;
+  char* block = static_cast<char*>(std::malloc(header + size + 1));
   if (block == nullptr) {
     throw std::bad_alloc();
   }
-  std::memcpy(block, &size, sizeof(std::size_t));
-  std::memcpy(block + sizeof(std::size_t), data, size);
-  block[sizeof(std::size_t) + size] = '\0';
+  if (long_size) {
+    const std::uint64_t n = size;
+    std::memcpy(block, &n, sizeof n);
+  } else {
+    const auto n = static_cast<std::uint32_t>(size);
+    std::memcpy(block, &n, sizeof n);
+  }
+  std::memcpy(block + header, data, size);
+  block[header + size] = '\0';
   clear();
-  m_block = block;
+  m_block = long_size ? reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(block) | k_long_tag)
+                      : block;
+}
+
+void Bytes::adopt(char* block, std::size_t size) {
+  if (size == 0) {  // empty Bytes hold no block
+    std::free(block);
+    clear();
+    return;
+  }
+  const std::uint64_t n = size;
+  std::memcpy(block, &n, sizeof n);
+  block[k_header + size] = '\0';
+  clear();
+  m_block = reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(block) | k_long_tag);
 }
 
 void Bytes::clear() {
-  std::free(m_block);
+  std::free(base());
   m_block = nullptr;
 }
 
 std::size_t Bytes::size() const {
-  std::size_t size = 0;
-  if (m_block != nullptr) {
-    std::memcpy(&size, m_block, sizeof(std::size_t));
+  if (m_block == nullptr) {
+    return 0;
   }
-  return size;
+  if (long_header()) {
+    std::uint64_t n = 0;
+    std::memcpy(&n, base(), sizeof n);
+    return static_cast<std::size_t>(n);
+  }
+  std::uint32_t n = 0;
+  std::memcpy(&n, base(), sizeof n);
+  return n;
 }
 
 }  // namespace convo

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <compare>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -293,10 +294,64 @@ class Boxed {
   std::unique_ptr<T> m_value;
 };
 
+// A shared_ptr held on the heap when set: 8 bytes where a std::shared_ptr takes 16,
+// for a pointer most messages leave null (the document a message came from). Reads
+// and compares as the shared_ptr it holds; assign a shared_ptr or nullptr.
+template <typename T>
+class BoxedShared {
+ public:
+  BoxedShared() = default;
+  BoxedShared(std::nullptr_t) {}  // NOLINT(google-explicit-constructor)
+  BoxedShared(std::shared_ptr<T> p) { *this = std::move(p); }  // NOLINT(google-explicit-constructor)
+  BoxedShared(const BoxedShared& other) : BoxedShared(other.shared()) {}
+  BoxedShared(BoxedShared&&) noexcept = default;
+  BoxedShared& operator=(const BoxedShared& other) {
+    if (this != &other) {
+      *this = other.shared();
+    }
+    return *this;
+  }
+  BoxedShared& operator=(BoxedShared&&) noexcept = default;
+  BoxedShared& operator=(std::shared_ptr<T> p) {
+    if (!p) {
+      m_box.reset();
+    } else if (m_box) {
+      *m_box = std::move(p);
+    } else {
+      m_box = std::make_unique<std::shared_ptr<T>>(std::move(p));
+    }
+    return *this;
+  }
+  BoxedShared& operator=(std::nullptr_t) {
+    m_box.reset();
+    return *this;
+  }
+  ~BoxedShared() = default;
+
+  void reset() { m_box.reset(); }
+  T* get() const { return m_box ? m_box->get() : nullptr; }
+  T& operator*() const { return *get(); }
+  T* operator->() const { return get(); }
+  explicit operator bool() const { return m_box != nullptr; }
+  std::shared_ptr<T> shared() const { return m_box ? *m_box : nullptr; }
+  operator std::shared_ptr<T>() const { return shared(); }  // NOLINT(google-explicit-constructor)
+  friend bool operator==(const BoxedShared& a, const BoxedShared& b) { return a.get() == b.get(); }
+  friend bool operator==(const BoxedShared& a, const std::shared_ptr<T>& b) {
+    return a.get() == b.get();
+  }
+  friend bool operator==(const BoxedShared& a, std::nullptr_t) { return !a; }
+
+ private:
+  std::unique_ptr<std::shared_ptr<T>> m_box;  // null when the pointer is
+};
+
 // A record's bytes as they were read: one pointer (8 bytes, where a std::string
 // takes 32) to a block holding the size and the bytes; null when empty. Reads as a
 // std::string_view. A conversation of millions of short records held whole keeps
-// each one's bytes (to write it unchanged), so the 24 bytes count.
+// each one's bytes (to write it unchanged), so the 24 bytes count: and the size is
+// 4 bytes in a block from `assign` (a 35-byte record's block is then malloc's
+// 48-byte chunk, not its 64), 8 in an adopted block or one past 4 GiB, which the
+// pointer says by its lowest bit (malloc's blocks are 16-byte aligned).
 class Bytes {
  public:
   Bytes() = default;
@@ -323,15 +378,24 @@ class Bytes {
   }
   ~Bytes() { clear(); }
 
+  // The bytes of an adopted block before its data: the size, 8 bytes.
+  static constexpr std::size_t k_header = sizeof(std::uint64_t);
+
   // Holds a copy of `size` bytes at `data` (which may be its own).
   void assign(const char* data, std::size_t size);
   void assign(std::string_view text) { assign(text.data(), text.size()); }
+  // Takes `block` without copying it: memory from malloc whose `size` bytes from
+  // `block + k_header` on are the bytes, with room for a NUL after them (the size
+  // and the NUL are written here). A record's long line is its read buffer, adopted.
+  void adopt(char* block, std::size_t size);
   // Empties it, giving its memory back.
   void clear();
 
   std::size_t size() const;
   bool empty() const { return m_block == nullptr; }
-  const char* data() const { return m_block != nullptr ? m_block + sizeof(std::size_t) : ""; }
+  const char* data() const {
+    return m_block != nullptr ? base() + (long_header() ? k_header : k_short_header) : "";
+  }
   std::string_view view() const { return std::string_view(data(), size()); }
   operator std::string_view() const { return view(); }  // NOLINT(google-explicit-constructor)
   std::string str() const { return std::string(view()); }
@@ -339,7 +403,16 @@ class Bytes {
   bool operator==(const Bytes& other) const { return view() == other.view(); }
 
  private:
-  char* m_block = nullptr;  // the size (a std::size_t), then the bytes
+  static constexpr std::size_t k_short_header = sizeof(std::uint32_t);
+  static constexpr std::uintptr_t k_long_tag = 1;
+  bool long_header() const { return (reinterpret_cast<std::uintptr_t>(m_block) & k_long_tag) != 0; }
+  char* base() const {
+    return reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(m_block) & ~k_long_tag);
+  }
+
+  // The block: its size (4 bytes, or 8 when tagged), then the bytes and a NUL;
+  // tagged in its lowest bit when the size takes 8 bytes.
+  char* m_block = nullptr;
 };
 
 // Record metadata beyond the turn, filled where a format records it: the session
@@ -444,7 +517,7 @@ class Message {
   const JsonValue* json = nullptr;
   // Set for messages decoded from a multi-message document (a request body, a
   // `{"loglines": [...]}` file); `slot` (above) is the position within it.
-  std::shared_ptr<const Container> container;
+  BoxedShared<const Container> container;
 
   // Stages call this before changing a message they did not create.
   void touch() { modified = true; }

@@ -121,6 +121,28 @@ TEST_CASE("a line of 64 MB is read whole", "[io][big]") {
   CHECK(records[2].where.line == 3);
 }
 
+TEST_CASE("a long line becomes its record's bytes and the lines after it are read", "[io]") {
+  // Past 1 MB a line's read buffer is its record's bytes: at the start of the input,
+  // after other lines, with a CR, twice in a row and at the end without a newline.
+  const std::string long_text(3u << 20, 'y');
+  const std::string line = "{\"text\":\"" + long_text + "\"}";
+  const std::string text = line + "\n{\"a\":1}\n" + line + "\r\n" + line + "\n\n{\"a\":2}\n" + line;
+  auto records = read_all(text);
+  REQUIRE(records.size() == 6);
+  for (std::size_t i : {0, 2, 3, 5}) {
+    INFO(i);
+    REQUIRE(records[i].ok());
+    CHECK(records[i].raw == line);
+    CHECK(view_of(records[i].source->doc["text"]) == long_text);
+  }
+  CHECK(records[1].raw == "{\"a\":1}");
+  CHECK(records[2].where.line == 3);
+  CHECK(records[3].where.line == 4);
+  CHECK(records[4].raw == "{\"a\":2}");
+  CHECK(records[4].where.line == 6);
+  CHECK(records[5].where.line == 7);
+}
+
 TEST_CASE("an empty input has no records", "[io]") {
   CHECK(read_all("").empty());
   CHECK(read_all("\n\n").empty());

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 namespace convo {
 
@@ -43,19 +45,31 @@ void RecordReader::too_long(std::uint64_t line) const {
                           m_max_record_size));
 }
 
-RecordReader::~RecordReader() = default;
+RecordReader::~RecordReader() { std::free(m_block); }
+
+// Grows the buffer to `capacity` bytes with realloc: a large block is remapped, not
+// copied, and the pages not yet read into take no memory (a std::string's resize
+// copied the bytes and zeroed the new half).
+void RecordReader::grow(std::size_t capacity) {
+  void* grown = std::realloc(m_block, Bytes::k_header + capacity);
+  if (grown == nullptr) {
+    throw std::bad_alloc();
+  }
+  m_block = static_cast<char*>(grown);
+  m_capacity = capacity;
+}
 
 void RecordReader::fill() {
   if (m_begin > 0) {
-    std::memmove(m_buffer.data(), m_buffer.data() + m_begin, m_end - m_begin);
+    std::memmove(buffer(), buffer() + m_begin, m_end - m_begin);
     m_end -= m_begin;
     m_begin = 0;
   }
-  // One spare byte past m_end always exists, so the parser can rely on a NUL there.
-  if (m_buffer.size() < m_end + k_chunk / 2 + 1) {
-    m_buffer.resize(std::max(m_buffer.size() * 2, m_end + k_chunk + 1));
+  // One spare byte past m_end always exists, for the NUL read_all ends the text with.
+  if (m_capacity < m_end + k_chunk / 2 + 1) {
+    grow(std::max(m_capacity * 2, m_end + k_chunk + 1));
   }
-  std::size_t n = m_input->read(m_buffer.data() + m_end, m_buffer.size() - m_end - 1);
+  std::size_t n = m_input->read(buffer() + m_end, m_capacity - m_end - 1);
   if (n == 0) {
     m_eof = true;
   }
@@ -69,7 +83,7 @@ void RecordReader::read_all() {
     }
     fill();
   }
-  m_buffer[m_end] = '\0';
+  buffer()[m_end] = '\0';
 }
 
 bool RecordReader::next_line(std::string_view& line, std::uint64_t& number) {
@@ -77,14 +91,14 @@ bool RecordReader::next_line(std::string_view& line, std::uint64_t& number) {
     while (m_end < 3 && !m_eof) {
       fill();
     }
-    if (m_end >= 3 && std::memcmp(m_buffer.data(), "\xEF\xBB\xBF", 3) == 0) {
+    if (m_end >= 3 && std::memcmp(buffer(), "\xEF\xBB\xBF", 3) == 0) {
       m_begin = 3;
     }
   }
   std::size_t scanned = 0;   // bytes after m_begin known to hold no newline
   std::size_t nul_free = 0;  // bytes after m_begin known to hold no NUL (long lines)
   for (;;) {
-    const char* start = m_buffer.data() + m_begin;
+    const char* start = buffer() + m_begin;
     const void* newline = std::memchr(start + scanned, '\n', m_end - m_begin - scanned);
     if (newline != nullptr) {
       std::size_t length = static_cast<const char*>(newline) - start;
@@ -139,17 +153,17 @@ bool RecordReader::next(Record& record) {
     }
   } while (is_blank(line));
 
-  record.raw.assign(line.data(), line.size());
+  if (line.size() >= k_chunk) {
+    adopt_line(line, record.raw);  // a long line is not copied to be kept
+  } else {
+    record.raw.assign(line.data(), line.size());
+  }
   record.where = Location{m_file, number, 0};
   record.error.clear();
   record.lone_surrogates = 0;
-  record.source = std::make_shared<Source>(line.size());
-  if (line.size() >= k_chunk) {
-    take_buffer(line, record.source->text);  // a long line is not copied a second time
-  } else {
-    reserve_parse_padding(record.source->text, line.size());
-    record.source->text.assign(line.data(), line.size());
-  }
+  record.source = std::make_shared<Source>(record.raw.size());
+  reserve_parse_padding(record.source->text, record.raw.size());
+  record.source->text.assign(record.raw.data(), record.raw.size());
   const bool first = m_first;
   m_first = false;
   // Half a surrogate pair (`\ud800` or `\udc00` alone; JSON.stringify writes them
@@ -182,22 +196,32 @@ bool RecordReader::next(Record& record) {
   return true;
 }
 
-// Makes the read buffer, which holds `line`, the text of the line's record, and
-// carries the bytes after it to a new buffer: a line of hundreds of MB then takes
-// its size twice (this text and Record::raw), not three times.
-void RecordReader::take_buffer(std::string_view line, std::string& text) {
-  const std::size_t start = static_cast<std::size_t>(line.data() - m_buffer.data());
+// Makes the read buffer, which holds `line`, the line's record's bytes `raw`, cut
+// to the line's size (realloc gives back the rest of a doubled capacity), and
+// carries the bytes after the line to a new buffer: a line of hundreds of MB is
+// read into memory once and not copied to be kept.
+void RecordReader::adopt_line(std::string_view line, Bytes& raw) {
+  const std::size_t start = static_cast<std::size_t>(line.data() - buffer());
   const std::size_t length = line.size();
   const std::size_t rest = m_end - m_begin;
-  std::string buffer(std::max(rest + k_chunk / 2 + 1, k_chunk + 1), '\0');
-  std::memcpy(buffer.data(), m_buffer.data() + m_begin, rest);
+  const std::size_t capacity = std::max(rest + k_chunk / 2 + 1, k_chunk + 1);
+  auto* fresh = static_cast<char*>(std::malloc(Bytes::k_header + capacity));
+  if (fresh == nullptr) {
+    throw std::bad_alloc();
+  }
+  std::memcpy(fresh + Bytes::k_header, buffer() + m_begin, rest);
+  char* block = m_block;
+  m_block = fresh;
+  m_capacity = capacity;
   m_begin = 0;
   m_end = rest;
-  text.swap(m_buffer);
-  m_buffer.swap(buffer);
-  std::memmove(text.data(), text.data() + start, length);
-  text.resize(length);
-  reserve_parse_padding(text, length);
+  if (start > 0) {  // fill() moves a line that outgrows a chunk to the start
+    std::memmove(block + Bytes::k_header, block + Bytes::k_header + start, length);
+  }
+  if (void* cut = std::realloc(block, Bytes::k_header + length + 1)) {
+    block = static_cast<char*>(cut);  // else it keeps its size, and its bytes
+  }
+  raw.adopt(block, length);
 }
 
 // The first record did not end on its line. Rewind to its start, read the whole
@@ -208,19 +232,20 @@ bool RecordReader::try_document_mode(Record& record) {
   const std::uint64_t first_line = record.where.line;
   // The line and its terminator are the bytes just before m_begin; find its start.
   std::size_t start = m_begin;  // one past the line's LF, or m_end at the end of input
-  if (start > 0 && m_buffer[start - 1] == '\n') {
+  const char* const data = buffer();
+  if (start > 0 && data[start - 1] == '\n') {
     --start;
   }
-  while (start > 0 && m_buffer[start - 1] != '\n') {
+  while (start > 0 && data[start - 1] != '\n') {
     --start;
   }
   if (first_line == 1 && start == 0 && m_end >= 3 &&
-      std::memcmp(m_buffer.data(), "\xEF\xBB\xBF", 3) == 0) {
+      std::memcmp(data, "\xEF\xBB\xBF", 3) == 0) {
     start = 3;
   }
   m_begin = start;
   read_all();  // compacts: the record now starts at offset 0
-  std::string_view text(m_buffer.data() + m_begin, m_end - m_begin);
+  std::string_view text(buffer() + m_begin, m_end - m_begin);
   auto source = std::make_shared<Source>();
   std::size_t consumed = 0;
   // Lone surrogate halves are read as U+FFFD, as in lines (see next()); the bytes
@@ -263,8 +288,8 @@ bool RecordReader::try_document_mode(Record& record) {
 }
 
 bool RecordReader::next_in_document(Record& record) {
-  while (m_begin < m_end && is_json_space(m_buffer[m_begin])) {
-    if (m_buffer[m_begin] == '\n') {
+  while (m_begin < m_end && is_json_space(buffer()[m_begin])) {
+    if (buffer()[m_begin] == '\n') {
       ++m_line;
     }
     ++m_begin;
@@ -272,7 +297,7 @@ bool RecordReader::next_in_document(Record& record) {
   if (m_begin >= m_end) {
     return false;
   }
-  std::string_view text(m_buffer.data() + m_begin, m_end - m_begin);
+  std::string_view text(buffer() + m_begin, m_end - m_begin);
   record.error.clear();
   record.where = Location{m_file, m_line, 0};
   record.source = std::make_shared<Source>();

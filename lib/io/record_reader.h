@@ -64,13 +64,19 @@ class RecordReader {
   void read_all();
   bool next_in_document(Record& record);
   bool try_document_mode(Record& record);
-  void take_buffer(std::string_view line, std::string& text);
+  void adopt_line(std::string_view line, Bytes& raw);
+  void grow(std::size_t capacity);
   [[noreturn]] void too_long(std::uint64_t line) const;
+  char* buffer() const { return m_block + Bytes::k_header; }
 
   std::unique_ptr<ByteSource> m_input;
   std::shared_ptr<const std::string> m_file;
   std::uint64_t m_max_record_size;
-  std::string m_buffer;         // bytes read and not yet consumed live in [m_begin, m_end)
+  // The read buffer: a block from malloc laid out as `Bytes` holds one (its header,
+  // then `m_capacity` bytes), so that a long line can become its record's bytes.
+  // Bytes read and not yet consumed live in [m_begin, m_end) of `buffer()`.
+  char* m_block = nullptr;
+  std::size_t m_capacity = 0;
   std::size_t m_begin = 0;
   std::size_t m_end = 0;
   bool m_eof = false;
