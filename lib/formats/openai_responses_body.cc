@@ -268,7 +268,8 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
 // ResponseInputItem): a reasoning item without an id, thinking from another API, is
 // counted (the API takes back only its own reasoning, by id); an assistant message of
 // output_text parts without annotations is an EasyInputMessage of their text, as
-// paragraphs (an output message needs the id and status only the API gives); an input_image
+// paragraphs (an output message needs the id and status only the API gives; the
+// boundaries of several parts are counted); an input_image
 // without `detail` has the API's default, "auto".
 void write_input_item(JsonWriter& w, const std::string& item, const BodyDrop& drop) {
   JsonDoc doc;
@@ -296,6 +297,9 @@ void write_input_item(JsonWriter& w, const std::string& item, const BodyDrop& dr
         text += text.empty() ? "" : "\n\n";  // text blocks, as paragraphs
         text += *part_text;
       }
+    }
+    if (plain && parts.Size() > 1) {
+      drop("text block boundaries in assistant messages");  // it reads back as one text
     }
     if (plain) {
       content->value.SetString(text.data(), static_cast<rapidjson::SizeType>(text.size()),
