@@ -538,10 +538,19 @@ def pair_kind(value):
     """The kind changed elements are paired by first: kind(), a Codex rollout line's
     refined by its payload's call id or else type (every item line is a
     `response_item`), so that a function_call is compared with the call it came
-    back as, not with the message or the next call after it."""
+    back as, not with the message or the next call after it; a Gemini content's by
+    the ids of its functionCall parts."""
     payload = value.get("payload") if isinstance(value, dict) else None
     if isinstance(payload, dict) and isinstance(payload.get("call_id"), str):
         return f"{kind(value)}/{payload['call_id']}"
+    # A Gemini content's calls by their ids likewise: a model turn that lost its thought
+    # signatures is compared with the turn of the same calls, not with the turn before.
+    parts = value.get("parts") if isinstance(value, dict) else None
+    calls = [p["functionCall"]["id"] for p in parts or []
+             if isinstance(p, dict) and isinstance(p.get("functionCall"), dict) and
+             isinstance(p["functionCall"].get("id"), str)]
+    if calls:
+        return f"{kind(value)}/{','.join(calls)}"
     return "/".join(record_kinds(value))
 
 
