@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <utility>
 
 namespace convo {
 
@@ -262,6 +263,32 @@ std::vector<const Block*> Message::tool_uses() const { return blocks_where(conte
 std::vector<const Block*> Message::tool_results() const {
   return blocks_where(content, is_tool_result);
 }
+std::string_view media_type_of_url(std::string_view url) {
+  static constexpr std::pair<std::string_view, std::string_view> k_types[] = {
+      {".png", "image/png"},   {".jpg", "image/jpeg"},      {".jpeg", "image/jpeg"},
+      {".gif", "image/gif"},   {".webp", "image/webp"},     {".pdf", "application/pdf"},
+      {".mp3", "audio/mpeg"},  {".wav", "audio/wav"},       {".mp4", "video/mp4"},
+      {".txt", "text/plain"},
+  };
+  url = url.substr(0, url.find_first_of("?#"));
+  for (const auto& [extension, type] : k_types) {
+    if (url.ends_with(extension)) {
+      return type;
+    }
+  }
+  return {};
+}
+
+std::string url_media_type_loss(const Block& block) {
+  const std::string& type = block.source.media_type;
+  if (!is_media(block.type) || block.source.type != MediaSource::Type::url || type.empty() ||
+      type.ends_with("/*") || (block.type == BlockType::document && type == "application/pdf") ||
+      media_type_of_url(block.source.data) == type) {
+    return "";
+  }
+  return "mime types of " + std::string(block_type_name(block.type)) + " blocks";
+}
+
 bool Message::has_tool_uses() const { return any_block(content, is_tool_use); }
 bool Message::has_tool_results() const { return any_block(content, is_tool_result); }
 

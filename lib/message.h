@@ -206,6 +206,16 @@ struct Block {
                                 std::optional<bool> is_error = std::nullopt);
 };
 
+// The media type a URL's file extension says (".png": "image/png"), "" when it says
+// none that convo knows.
+std::string_view media_type_of_url(std::string_view url);
+
+// The loss name ("mime types of image blocks") when `block` is media given by URL
+// whose media type says more than its kind and its URL (not `image/*`, not a PDF
+// document, not what the extension says), which a format whose URL parts hold none
+// loses; "" otherwise.
+std::string url_media_type_loss(const Block& block);
+
 // Token usage a transcript recorded for a response. Absent counts stay nullopt.
 struct Usage {
   std::optional<std::int64_t> input, output, reasoning, cache_read, cache_write, total;

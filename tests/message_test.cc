@@ -54,6 +54,30 @@ TEST_CASE("any other URL stays a URL", "[message]") {
   CHECK(source.to_url() == "https://example.com/cat.png");
 }
 
+TEST_CASE("a URL's media type is lost only where neither the kind nor the URL says it",
+          "[message]") {
+  Block image;
+  image.type = BlockType::image;
+  image.source = MediaSource::from_url("https://example.com/files/3qswqtk02p7x");
+  image.source.media_type = "image/jpeg";
+  CHECK(url_media_type_loss(image) == "mime types of image blocks");
+  image.source.media_type = "image/*";
+  CHECK(url_media_type_loss(image).empty());
+  image.source = MediaSource::from_url("https://example.com/map.jpg?size=2");
+  image.source.media_type = "image/jpeg";
+  CHECK(media_type_of_url(image.source.data) == "image/jpeg");
+  CHECK(url_media_type_loss(image).empty());
+  Block pdf;
+  pdf.type = BlockType::document;
+  pdf.source = MediaSource::from_url("https://example.com/report");
+  pdf.source.media_type = "application/pdf";
+  CHECK(url_media_type_loss(pdf).empty());
+  Block inline_image;
+  inline_image.type = BlockType::image;
+  inline_image.source = MediaSource::from_url("data:image/png;base64,iVBORw0KGgo=");
+  CHECK(url_media_type_loss(inline_image).empty());
+}
+
 TEST_CASE("joined_text concatenates text blocks only", "[message]") {
   Content content;
   content.form = Content::Form::blocks;

@@ -139,6 +139,17 @@ COVERS = {
     # CLI tool call says it again in its "status" ("error", "success").
     "tool error flags": {"is_error", "error", "output", "status"},
     "system message roles": {"role"},
+    # The Responses API's developer message is its system message (convo reads both as
+    # the system prompt, and counts them so where a format has none).
+    "system messages": {"system", "developer"},
+    # An assistant turn written as Responses items right after another, which a reader
+    # of the items joins (no boundary between them): the turn's record is gone and the
+    # one before holds its calls (a Gemini model turn's functionCall, a Gemini CLI
+    # message's toolCalls).
+    "consecutive assistant turns": {"assistant", "model", "gemini", "function_call", "tool_use",
+                                    "tool_calls"},
+    # Several output_text parts of a Responses request's assistant message are one text.
+    "text block boundaries in assistant messages": {"text"},
     # A system message after a turn, in an API whose one system prompt comes before the
     # turns (Gemini's systemInstruction): the record is gone.
     "mid-conversation system messages": {"system"},
@@ -524,10 +535,12 @@ def missing_name(path, value):
     a Codex rollout line by its payload's type too."""
     name = join(path, kind(value))
     payload = value.get("payload") if isinstance(value, dict) else None
-    if path == "<record>" and isinstance(payload, dict) and isinstance(payload.get("type"), str):
+    if path == "<record>" and isinstance(payload, dict) and \
+            isinstance(payload.get("type", payload.get("role")), str):
         # A Codex rollout line is of its payload's kind (every item line is a
-        # `response_item`): `<record>.response_item.reasoning`.
-        return f"{name}.{payload['type']}"
+        # `response_item`): `<record>.response_item.reasoning`; a message item (its
+        # `"type": "message"` tidied away) of its role, `<record>.response_item.developer`.
+        return f"{name}.{payload.get('type', payload.get('role'))}"
     if path == "<record>" and isinstance(value, dict):
         inner = value.get("message") if isinstance(value.get("message"), dict) else value
         for key in ("content", "parts"):
@@ -544,10 +557,19 @@ def pair_kind(value):
     """The kind changed elements are paired by first: kind(), a Codex rollout line's
     refined by its payload's call id or else type (every item line is a
     `response_item`), so that a function_call is compared with the call it came
-    back as, not with the message or the next call after it."""
+    back as, not with the message or the next call after it; a Gemini content's by
+    the ids of its functionCall parts."""
     payload = value.get("payload") if isinstance(value, dict) else None
     if isinstance(payload, dict) and isinstance(payload.get("call_id"), str):
         return f"{kind(value)}/{payload['call_id']}"
+    # A Gemini content's calls by their ids likewise: a model turn that lost its thought
+    # signatures is compared with the turn of the same calls, not with the turn before.
+    parts = value.get("parts") if isinstance(value, dict) else None
+    calls = [p["functionCall"]["id"] for p in parts or []
+             if isinstance(p, dict) and isinstance(p.get("functionCall"), dict) and
+             isinstance(p["functionCall"].get("id"), str)]
+    if calls:
+        return f"{kind(value)}/{','.join(calls)}"
     return "/".join(record_kinds(value))
 
 

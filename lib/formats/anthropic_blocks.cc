@@ -203,6 +203,9 @@ void write_block(JsonWriter& w, const Block& block, bool keep_members, const Dro
           return;
         }
         object.set("source", [&](JsonWriter& writer) { write_anthropic_source(writer, media); });
+        if (auto loss = url_media_type_loss(block); !loss.empty()) {
+          drop(loss);  // a URL source is the URL alone
+        }
         if (!block.name.empty() && block.type == BlockType::image) {
           drop("file names");  // an image block has no title
         } else if (!block.name.empty()) {

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <ctime>
 #include <optional>
+#include <set>
+#include <string>
 #include <utility>
 
 #include "formats/anthropic_blocks.h"
@@ -323,6 +325,7 @@ class ClaudeCodeEncoder final : public EncoderBase {
     std::string previous_uuid;  // the last record's uuid: the next one's parentUuid
     std::string session_id;     // the session id given to the last record
     std::optional<std::int64_t> last_ms;  // the last record's time
+    std::set<std::string, std::less<>> source_uuids;  // message ids given as uuids
   };
 
   // Blocks [first, second) of a turn's content.
@@ -415,8 +418,13 @@ class ClaudeCodeEncoder final : public EncoderBase {
     } else if (m_chain.session_id.empty()) {
       m_chain.session_id = derived_uuid("session:" + file);
     }
-    const std::string uuid = derived_uuid(
-        fmt::format("record:{}:{}:{}:{}", file, position, type, content));
+    // The uuid: the source message's id when it is a UUID not given yet (a Gemini CLI
+    // message's), on its first record, so that it comes back as the message's id;
+    // else one derived from the record.
+    const bool own_uuid = first && is_uuid(m.id) && m_chain.source_uuids.insert(m.id).second;
+    const std::string uuid =
+        own_uuid ? m.id
+                 : derived_uuid(fmt::format("record:{}:{}:{}:{}", file, position, type, content));
     // The time: the source's (UTC ISO 8601); else 1 ms after the record before;
     // else `position` ms after the Unix epoch.
     std::optional<std::int64_t> ms;

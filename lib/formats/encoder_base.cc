@@ -120,6 +120,19 @@ std::string_view container_noun(const Container& container) {
   }
 }
 
+bool is_session_turn(const JsonValue& element) {
+  auto type = element.IsObject() ? string_member(element, "type") : std::nullopt;
+  return type && (*type == "user" || *type == "gemini");  // not info, error, ...
+}
+
+// True when a Gemini CLI session holds a turn (a user or gemini message), which the
+// other formats keep; true too for a session that has no `messages` array to say.
+bool session_has_turns(const JsonValue& root) {
+  const JsonValue* messages = find_member(root, "messages");
+  return messages == nullptr || !messages->IsArray() ||
+         std::any_of(messages->Begin(), messages->End(), is_session_turn);
+}
+
 // True when a Gemini CLI session's `startTime` (`key`, or `lastUpdated`) is the time
 // of its first (last) turn, which is what a chat written from its turns gets back;
 // true too for a session that has no `messages` array to say.
@@ -130,8 +143,7 @@ bool session_time_of_turns(std::string_view key, const JsonValue& value, const J
   }
   std::optional<std::string_view> first, last;
   for (const JsonValue& element : messages->GetArray()) {
-    auto type = element.IsObject() ? string_member(element, "type") : std::nullopt;
-    if (!type || (*type != "user" && *type != "gemini")) {
+    if (!is_session_turn(element)) {
       continue;  // info, error, ...: records other formats do not keep as turns
     }
     if (auto time = string_member(element, "timestamp")) {
@@ -159,6 +171,16 @@ bool argument_text_respelled(const Block& block) {
 // come back); after a call's output, the output of another call (the outputs that
 // answer one reply are one turn of results: Anthropic's user turn, Gemini's user
 // content, the AI SDK's tool message).
+// A content that is a string (or none) counts as text on either edge.
+bool ends_in_text(const Content& content) {
+  return !content.is_blocks() ||
+         (!content.blocks.empty() && content.blocks.back().type == BlockType::text);
+}
+bool starts_with_text(const Content& content) {
+  return !content.is_blocks() ||
+         (!content.blocks.empty() && content.blocks.front().type == BlockType::text);
+}
+
 bool item_joins_reply(const Message& reply, const Message& item) {
   if (!item.is_turn() || item.role != reply.role) {
     return false;
@@ -169,12 +191,7 @@ bool item_joins_reply(const Message& reply, const Message& item) {
   if (reply.role != Role::assistant) {
     return false;
   }
-  auto is_text = [](const Block& b) { return b.type == BlockType::text; };
-  const Content& held = reply.content;
-  bool held_ends_in_text = !held.is_blocks() || (!held.blocks.empty() && is_text(held.blocks.back()));
-  bool starts_with_text = !item.content.is_blocks() ||
-                          (!item.content.blocks.empty() && is_text(item.content.blocks.front()));
-  return !(held_ends_in_text && starts_with_text);
+  return !(ends_in_text(reply.content) && starts_with_text(item.content));
 }
 
 // Appends the blocks of `item` to `reply` (the turn's usage is the first item's
@@ -388,9 +405,35 @@ bool EncoderBase::starts_reply(const Message& message) const {
          (message.role == Role::assistant || message.role == Role::tool);
 }
 
+// An assistant turn of another format written as Responses items right after
+// another assistant turn's items, when a reader of the items joins the two into one
+// reply (item_joins_reply: the items hold no boundary between turns, e.g. two Gemini
+// model turns of calls alone, or a turn of text and the next of calls once what was
+// between them was dropped): counted. Claude Code's records are cut otherwise.
+void EncoderBase::note_items_turn(const Message& message) {
+  if (!holds_responses_items(m_format) || holds_responses_items(message.origin) ||
+      format_traits(message.origin).splits_replies || !message.is_turn()) {
+    return;
+  }
+  bool joined = message.role == Role::assistant && m_items_reply_file &&
+                *m_items_reply_file == message.where.file &&
+                !(m_items_reply_ends_in_text && starts_with_text(message.content));
+  if (joined) {
+    drop("consecutive assistant turns", message);
+  }
+  m_items_reply_file.reset();
+  if (message.role == Role::assistant) {
+    m_items_reply_file = message.where.file;
+    m_items_reply_ends_in_text = ends_in_text(message.content);
+  }
+}
+
 void EncoderBase::encode_and_write(const Message& message, Output& out) {
   m_values.clear();
   encode(message, m_values);
+  if (!m_values.empty()) {
+    note_items_turn(message);
+  }
   for (const std::string& value : m_values) {
     check_utf8(value, message.where, message.raw);
   }
@@ -426,6 +469,16 @@ bool EncoderBase::joins_reply(const Message& message) const {
                            !message.content.blocks.empty() &&
                            is_text(message.content.blocks.front());
     return message.meta->message_id == m_reply->meta->message_id && !text_after_text;
+  }
+  // A format that keeps calls apart from the text (OpenAI's `tool_calls`) writes a
+  // turn's text before its calls: a message after calls (unanswered, as in an export
+  // without outputs) starts a turn of its own, so that the order comes back.
+  const Content& c = message.content;
+  bool has_text = c.is_string() || std::any_of(c.blocks.begin(), c.blocks.end(), [](const Block& b) {
+                    return b.type == BlockType::text;
+                  });
+  if (keeps_calls_apart(m_format) && m_reply->has_tool_uses() && has_text) {
+    return false;
   }
   return holds_responses_items(message.origin) && !message.container &&
          message.where.file == m_reply->where.file && item_joins_reply(*m_reply, message);
@@ -641,7 +694,10 @@ void EncoderBase::drop_session_member(std::string_view key, const JsonValue& val
     return;
   }
   if (key == "sessionId") {
-    if (!format_info(m_format).holds_session_ids) {
+    // A target holds the id in the turns it writes: a session of none (an update
+    // notice alone) leaves it nowhere.
+    if (!format_info(m_format).holds_session_ids ||
+        (message.container && !session_has_turns(message.container->source->doc))) {
       drop("session ids", message);
     }
   } else if (key == "startTime" || key == "lastUpdated") {
@@ -814,6 +870,9 @@ void EncoderBase::write_translated_body(const JsonValue& root, Format from, bool
   for (const Message& message : held) {
     values.clear();
     encode(message, values);
+    if (!values.empty()) {
+      note_items_turn(message);
+    }
     if (response && !message.is_turn()) {
       continue;  // counted by the encoder when it has no place for it
     }

@@ -247,6 +247,7 @@ class EncoderBase : public Encoder {
   void join_reply(Message&& message);
   void write_reply(Output& out);
   void encode_and_write(const Message& message, Output& out);
+  void note_items_turn(const Message& message);
   // True when `message` belongs to a body of another API that this format writes
   // as a body of its own API (FormatInfo::body on both sides).
   bool translates_body(const Message& message) const;
@@ -267,6 +268,10 @@ class EncoderBase : public Encoder {
   int m_reply_thinking_records = 0;                // its records of thinking alone
   bool m_thinking_dropped = false;                 // drop() counted thinking blocks
   std::vector<std::string> m_call_ids;             // the last reply's tool calls
+  // The input of the last turn written as Responses items when it was an assistant's
+  // (note_items_turn), and whether it ended in text.
+  std::optional<std::shared_ptr<const std::string>> m_items_reply_file;
+  bool m_items_reply_ends_in_text = false;
 };
 
 // True when `message` is an API response body (the model's reply: an Anthropic

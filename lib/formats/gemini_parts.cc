@@ -97,18 +97,8 @@ BlockType media_type_of(std::string_view mime) {
 // URL's extension, else the kind's wildcard ("image/*"), so that it reads back as
 // the same kind of block.
 std::string guess_mime_type(const Block& block) {
-  static constexpr std::pair<std::string_view, std::string_view> k_types[] = {
-      {".png", "image/png"},   {".jpg", "image/jpeg"},      {".jpeg", "image/jpeg"},
-      {".gif", "image/gif"},   {".webp", "image/webp"},     {".pdf", "application/pdf"},
-      {".mp3", "audio/mpeg"},  {".wav", "audio/wav"},       {".mp4", "video/mp4"},
-      {".txt", "text/plain"},
-  };
-  std::string_view url = block.source.data;
-  url = url.substr(0, url.find_first_of("?#"));
-  for (const auto& [extension, type] : k_types) {
-    if (url.ends_with(extension)) {
-      return std::string(type);
-    }
+  if (std::string_view type = media_type_of_url(block.source.data); !type.empty()) {
+    return std::string(type);
   }
   switch (block.type) {
     case BlockType::image:

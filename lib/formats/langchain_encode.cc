@@ -494,9 +494,10 @@ class LangChainEncoder final : public EncoderBase {
         w.EndObject();
         return;
       case BlockType::image:
-        if (block.source.type == MediaSource::Type::url ||
+        // OpenAI's image part: what every LangChain chat model reads; a URL's media
+        // type needs the standard block's mime_type.
+        if ((block.source.type == MediaSource::Type::url && url_media_type_loss(block).empty()) ||
             block.source.type == MediaSource::Type::base64) {
-          // OpenAI's image part: what every LangChain chat model reads.
           write_openai_image_part(w, block.source);
           return;
         }

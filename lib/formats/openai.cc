@@ -672,6 +672,9 @@ class OpenAIEncoder final : public EncoderBase {
     const MediaSource& source = block.source;
     if (block.type == BlockType::image) {
       write_openai_image_part(w, source);
+      if (auto loss = url_media_type_loss(block); !loss.empty()) {
+        drop(loss, m);  // image_url is the URL alone
+      }
       return;
     }
     w.StartObject();

@@ -273,7 +273,8 @@ void write_tools(JsonWriter& w, const std::vector<ToolSpec>& tools, const BodyDr
 // ResponseInputItem): a reasoning item without an id, thinking from another API, is
 // counted (the API takes back only its own reasoning, by id); an assistant message of
 // output_text parts without annotations is an EasyInputMessage of their text, as
-// paragraphs (an output message needs the id and status only the API gives); an input_image
+// paragraphs (an output message needs the id and status only the API gives; the
+// boundaries of several parts are counted); an input_image
 // without `detail` has the API's default, "auto".
 void write_input_item(JsonWriter& w, const std::string& item, const BodyDrop& drop) {
   JsonDoc doc;

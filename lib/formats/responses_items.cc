@@ -600,6 +600,9 @@ class ItemWriter {
           part.set("image_url", [source = &block.source](JsonWriter& uw) {
             write_media_url(uw, *source);
           });
+          if (auto loss = url_media_type_loss(block); !loss.empty()) {
+            m_drop(loss);  // image_url is the URL alone
+          }
         }
       }
       // ResponseInputImage requires detail; the API's default is auto.
