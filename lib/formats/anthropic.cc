@@ -166,13 +166,13 @@ class AnthropicEncoder final : public EncoderBase {
   explicit AnthropicEncoder(LossReport& loss) : EncoderBase(Format::anthropic, loss) {}
 
  protected:
-  void encode(const Message& message, std::vector<std::string>& values) override {
+  void encode(const Message& message, Records& values) override {
     if (message.kind != Kind::turn) {
       if (same_format(message)) {
-        values.push_back(to_json(*message.json));
+        values.add(to_json(*message.json));
       } else if (auto error = error_body_of(message, ErrorShape::anthropic,
                                             [&](std::string_view what) { drop(what, message); })) {
-        values.push_back(std::move(*error));  // another API's error body, as this one's
+        values.add(std::move(*error));  // another API's error body, as this one's
       } else {
         drop(record_noun(message), message);
       }
@@ -226,7 +226,7 @@ class AnthropicEncoder final : public EncoderBase {
       });
     }
     object.write();
-    values.emplace_back(buffer.GetString(), buffer.GetSize());
+    values.add({buffer.GetString(), buffer.GetSize()});
   }
 };
 

@@ -407,13 +407,13 @@ class OpenAIEncoder final : public EncoderBase {
   explicit OpenAIEncoder(LossReport& loss) : EncoderBase(Format::openai, loss) {}
 
  protected:
-  void encode(const Message& message, std::vector<std::string>& values) override {
+  void encode(const Message& message, Records& values) override {
     if (message.kind != Kind::turn) {
       if (same_format(message)) {
-        values.push_back(to_json(*message.json));
+        values.add(to_json(*message.json));
       } else if (auto error = error_body_of(message, ErrorShape::openai,
                                             [&](std::string_view what) { drop(what, message); })) {
-        values.push_back(std::move(*error));  // another API's error body, as this one's
+        values.add(std::move(*error));  // another API's error body, as this one's
       } else {
         drop(record_noun(message), message);
       }
@@ -426,7 +426,7 @@ class OpenAIEncoder final : public EncoderBase {
     // Tool results become tool messages, one per result, ahead of what else the
     // message holds (Anthropic puts tool results first in a user message).
     auto rest = split_off_results(
-        message, [&](const Block& result) { values.push_back(tool_message(message, result)); });
+        message, [&](const Block& result) { values.add(tool_message(message, result)); });
     if (!rest) {
       return;
     }
@@ -435,13 +435,13 @@ class OpenAIEncoder final : public EncoderBase {
       // how those APIs take several system messages: one message each, kept apart.
       for (const Block* block : *rest) {
         if (auto plain = plain_message(message, {block})) {
-          values.push_back(std::move(*plain));
+          values.add(std::move(*plain));
         }
       }
       return;
     }
     if (auto plain = plain_message(message, *rest)) {
-      values.push_back(std::move(*plain));
+      values.add(std::move(*plain));
     } else if (message.role == Role::assistant && only_thinking(*rest)) {
       // Its thinking is counted; the message goes with it (a Claude Code record that
       // held one thinking block), which a round trip cannot give back.

@@ -367,22 +367,22 @@ using DropFn = std::function<void(std::string_view)>;
 
 class ItemWriter {
  public:
-  ItemWriter(const Message& m, Format target, const DropFn& drop, std::vector<std::string>& values)
+  ItemWriter(const Message& m, Format target, const DropFn& drop, Records& values)
       : m_m(m), m_target(target), m_drop(drop), m_values(values),
         m_same(holds_responses_items(m.origin) && m.json != nullptr && m.json->IsObject()) {}
 
   void run() {
     if (std::string_view bytes = responses_item_bytes(m_m, m_target); !bytes.empty()) {
-      m_values.emplace_back(bytes);
+      m_values.add(bytes);
       return;
     }
     if (m_m.kind != Kind::turn) {
       if (m_same && m_m.origin == m_target) {
-        m_values.push_back(to_json(*m_m.json));
+        m_values.add(to_json(*m_m.json));
       } else if (auto error = m_target == Format::openai_responses
                                   ? error_body_of(m_m, ErrorShape::openai, m_drop)
                                   : std::nullopt) {
-        m_values.push_back(std::move(*error));  // the Responses API's is OpenAI's shape
+        m_values.add(std::move(*error));  // the Responses API's is OpenAI's shape
       } else {
         m_drop(record_noun(m_m));
       }
@@ -399,9 +399,9 @@ class ItemWriter {
                            find_member(*m_m.json, "content")->IsString()));
     if (m_same && !m_m.modified && !system_to_codex && !easy_to_codex) {
       if (m_m.origin == Format::openai_responses && !m_m.container && !m_m.raw.empty()) {
-        m_values.push_back(m_m.raw.str());
+        m_values.add(m_m.raw.str());
       } else {
-        m_values.push_back(to_json(*m_m.json));
+        m_values.add(to_json(*m_m.json));
       }
       return;
     }
@@ -456,7 +456,7 @@ class ItemWriter {
         case BlockType::unknown:
           if (same_block(block) && block.json == m_m.json) {
             flush();
-            m_values.push_back(to_json(*block.json));
+            m_values.add(to_json(*block.json));
           } else if (same_block(block) && m_m.role != Role::tool) {
             parts.push_back(&block);  // a content part of this family: kept
           } else {
@@ -512,7 +512,7 @@ class ItemWriter {
   }
 
   void push(rapidjson::StringBuffer& buffer) {
-    m_values.emplace_back(buffer.GetString(), buffer.GetSize());
+    m_values.add({buffer.GetString(), buffer.GetSize()});
   }
 
   bool part_holdable(const Block& block) {
@@ -763,7 +763,7 @@ class ItemWriter {
   const Message& m_m;
   Format m_target;
   const DropFn& m_drop;
-  std::vector<std::string>& m_values;
+  Records& m_values;
   bool m_same;
   bool m_used_original = false;
 };
@@ -790,7 +790,7 @@ std::string_view responses_item_bytes(const Message& message, Format target) {
 }
 
 void encode_responses_items(const Message& message, Format target, const DropFn& drop,
-                            std::vector<std::string>& values) {
+                            Records& values) {
   ItemWriter(message, target, drop, values).run();
 }
 
