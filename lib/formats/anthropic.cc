@@ -212,9 +212,7 @@ class AnthropicEncoder final : public EncoderBase {
     if (anthropic_drops_all(message.content, uses_anthropic_blocks(message.origin), drop_block)) {
       return;
     }
-    PooledBuffer pooled;
-    rapidjson::StringBuffer& buffer = pooled.get();
-    JsonWriter writer(buffer);
+    JsonWriter writer(values.open());
     ObjectWriter object(writer, same_format(message) ? message.json : nullptr);
     object.set_string("role", role);
     if (message.content.form == Content::Form::absent) {
@@ -226,7 +224,7 @@ class AnthropicEncoder final : public EncoderBase {
       });
     }
     object.write();
-    values.add({buffer.GetString(), buffer.GetSize()});
+    values.close();
   }
 };
 

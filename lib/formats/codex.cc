@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <optional>
 #include <utility>
@@ -165,13 +166,13 @@ class CodexEncoder final : public EncoderBase {
       values.add(std::exchange(m_pending_meta, std::string()));
     }
     if (!as_is.empty()) {
-      values.add(line(time, "response_item", as_is));
+      add_line(values, time, "response_item", as_is);
     }
     for (std::string_view item : m_items) {
-      values.add(line(time, "response_item", item));
+      add_line(values, time, "response_item", item);
     }
     if (message.role == Role::assistant && !message.usage->empty()) {
-      values.add(line(time, "event_msg", token_count(message.usage)));
+      add_line(values, time, "event_msg", token_count(message.usage));
     }
   }
 
@@ -196,7 +197,7 @@ class CodexEncoder final : public EncoderBase {
     std::string time = m.timestamp;
     for (std::size_t i = 0; i < m_items.size(); ++i) {
       if (i > 0) {
-        values.add(line(time, "response_item", m_items[i]));
+        add_line(values, time, "response_item", m_items[i]);
         continue;
       }
       PooledBuffer pooled;
@@ -313,9 +314,10 @@ class CodexEncoder final : public EncoderBase {
     return std::string(buffer.GetString(), buffer.GetSize());
   }
 
-  std::string line(std::string_view time, std::string_view type, std::string_view payload) {
-    PooledBuffer pooled;
-    rapidjson::StringBuffer& buffer = pooled.get();
+  // Adds the line of `type` holding `payload` (JSON text) to `values`.
+  static void add_line(Records& values, std::string_view time, std::string_view type,
+                       std::string_view payload) {
+    rapidjson::StringBuffer& buffer = values.open();
     JsonWriter w(buffer);
     w.StartObject();
     w.Key("timestamp");
@@ -324,14 +326,21 @@ class CodexEncoder final : public EncoderBase {
     write_string(w, type);
     w.EndObject();
     // The payload, most of the line, is copied once, straight after the members
-    // above (their object without its closing brace), rather than into the writer
-    // and out again: the same bytes as writing it as the object's third member.
-    std::string_view head(buffer.GetString(), buffer.GetSize() - 1);
+    // above (their object without its closing brace): the same bytes as writing it
+    // as the object's third member.
+    buffer.Pop(1);
     constexpr std::string_view k_key = ",\"payload\":";
-    std::string out;
-    out.reserve(head.size() + k_key.size() + payload.size() + 1);
-    out.append(head).append(k_key).append(payload).push_back('}');
-    return out;
+    char* at = buffer.Push(k_key.size() + payload.size() + 1);
+    std::memcpy(at, k_key.data(), k_key.size());
+    std::memcpy(at + k_key.size(), payload.data(), payload.size());
+    at[k_key.size() + payload.size()] = '}';
+    values.close();
+  }
+
+  static std::string line(std::string_view time, std::string_view type, std::string_view payload) {
+    Records one;
+    add_line(one, time, type, payload);
+    return std::string(one.front());
   }
 
   Records m_items;

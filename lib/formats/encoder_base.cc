@@ -377,13 +377,16 @@ bool EncoderBase::starts_reply(const Message& message) const {
          (message.role == Role::assistant || message.role == Role::tool);
 }
 
+// The records go into the output's buffer where they are written; one that fails
+// (an EncodeError, invalid UTF-8) is taken back from it.
 void EncoderBase::encode_and_write(const Message& message, Output& out) {
-  m_values.clear();
-  encode(message, m_values);
-  for (std::string_view value : m_values) {
+  Records records(out.buffer());
+  encode(message, records);
+  for (std::string_view value : records) {
     check_utf8(value, message.where, message.raw);
   }
-  out.write(m_values.lines());
+  records.keep();
+  out.wrote();
 }
 
 // An assistant item of the same input as the reply held, which the other formats
@@ -635,9 +638,10 @@ void EncoderBase::finish(Output& out) {
 }
 
 void EncoderBase::write_drained(Output& out) {
-  m_values.clear();
-  drain(m_values);
-  out.write(m_values.lines());
+  Records records(out.buffer());
+  drain(records);
+  records.keep();
+  out.wrote();
 }
 
 void EncoderBase::values_of(const Message& message, Records& values) {

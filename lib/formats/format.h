@@ -258,7 +258,6 @@ class EncoderBase : public Encoder {
   LossReport& m_loss;
   std::shared_ptr<const Container> m_container;  // the open container of this format
   std::vector<Message> m_held;                    // its messages seen so far
-  Records m_values;                               // scratch
   const Container* m_counted_container = nullptr; // whose settings drop_unheld counted
   const JsonValue* m_counted_json = nullptr;       // whose unmodelled members it counted
   std::optional<Message> m_reply;                  // Responses items joined so far

@@ -43,13 +43,15 @@ class Records {
     m_ends.push_back(m_buffer->GetSize() - m_start);
   }
   // The buffer to write the next record into (with a `JsonWriter` of its own), up
-  // to `close()`. Nothing else is added in between.
+  // to `close()` or `cancel()`. Nothing else is added in between.
   rapidjson::StringBuffer& open() { return *m_buffer; }
   // Ends the record written since `open()`.
   void close() {
     m_buffer->Put('\n');
     m_ends.push_back(m_buffer->GetSize() - m_start);
   }
+  // Takes back what was written since `open()`: no record after all.
+  void cancel() { m_buffer->Pop(m_buffer->GetSize() - m_start - (m_ends.empty() ? 0 : m_ends.back())); }
 
   std::size_t size() const { return m_ends.size(); }
   bool empty() const { return m_ends.empty(); }

@@ -399,7 +399,7 @@ class ItemWriter {
                            find_member(*m_m.json, "content")->IsString()));
     if (m_same && !m_m.modified && !system_to_codex && !easy_to_codex) {
       if (m_m.origin == Format::openai_responses && !m_m.container && !m_m.raw.empty()) {
-        m_values.add(m_m.raw.str());
+        m_values.add(m_m.raw.view());
       } else {
         m_values.add(to_json(*m_m.json));
       }
@@ -511,10 +511,6 @@ class ItemWriter {
     return was == type ? m_m.json : nullptr;
   }
 
-  void push(rapidjson::StringBuffer& buffer) {
-    m_values.add({buffer.GetString(), buffer.GetSize()});
-  }
-
   bool part_holdable(const Block& block) {
     if (block.type == BlockType::text || same_block(block)) {
       return true;
@@ -593,9 +589,7 @@ class ItemWriter {
   }
 
   void write_message(const std::vector<const Block*>& parts) {
-    PooledBuffer pooled;
-    rapidjson::StringBuffer& buffer = pooled.get();
-    JsonWriter w(buffer);
+    JsonWriter w(m_values.open());
     const JsonValue* was = original("message");
     m_used_original = m_used_original || was != nullptr;
     ObjectWriter item(w, was);
@@ -639,7 +633,7 @@ class ItemWriter {
       cw.EndArray();
     });
     item.write();
-    push(buffer);
+    m_values.close();
   }
 
   void write_call(const Block& call) {
@@ -649,9 +643,7 @@ class ItemWriter {
     if (was != nullptr && was == m_m.json) {
       m_used_original = true;
     }
-    PooledBuffer pooled;
-    rapidjson::StringBuffer& buffer = pooled.get();
-    JsonWriter w(buffer);
+    JsonWriter w(m_values.open());
     ObjectWriter item(w, was);
     item.set_string("type", type);
     item.set_string("name", call.name);
@@ -667,7 +659,7 @@ class ItemWriter {
     }
     item.set_string("call_id", call.id);
     item.write();
-    push(buffer);
+    m_values.close();
   }
 
   void write_output(const Block& result) {
@@ -680,9 +672,7 @@ class ItemWriter {
     if (result.is_error.value_or(false)) {
       m_drop("tool error flags");
     }
-    PooledBuffer pooled;
-    rapidjson::StringBuffer& buffer = pooled.get();
-    JsonWriter w(buffer);
+    JsonWriter w(m_values.open());
     ObjectWriter item(w, was);
     item.set_string("type", type);
     item.set_string("call_id", result.id);
@@ -717,7 +707,7 @@ class ItemWriter {
       });
     }
     item.write();
-    push(buffer);
+    m_values.close();
   }
 
   void write_reasoning(const Block& thinking) {
@@ -728,9 +718,7 @@ class ItemWriter {
     if (thinking.signature) {
       m_drop("thinking signatures");
     }
-    PooledBuffer pooled;
-    rapidjson::StringBuffer& buffer = pooled.get();
-    JsonWriter w(buffer);
+    JsonWriter w(m_values.open());
     ObjectWriter item(w, was);
     item.set_string("type", "reasoning");
     // The summary as it was while its text is unchanged (its parts, or reasoning text
@@ -757,7 +745,7 @@ class ItemWriter {
       });
     }
     item.write();
-    push(buffer);
+    m_values.close();
   }
 
   const Message& m_m;
