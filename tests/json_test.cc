@@ -269,7 +269,8 @@ TEST_CASE("escape_json writes what the byte-at-a-time escaper writes, within its
     for (std::size_t i = 0; i < length; ++i) {
       seed = seed * 1103515245 + 12345;
       std::uint32_t r = seed >> 16;
-      text += r % density == 0 ? specials[r % 9] : static_cast<char>(r % 3 == 0 ? r % 256 : 'a' + r % 26);
+      text += r % density == 0 ? specials[r % 9]
+                               : static_cast<char>(r % 3 == 0 ? r % 256 : 'a' + r % 26);
     }
     INFO("round " << round);
     escaped_checked(text);

@@ -83,7 +83,8 @@ TEST_CASE("a long write while holding back is buffered", "[output]") {
   CHECK(out.emitted.empty());
 }
 
-TEST_CASE("records written in place go out as lines; records taken back leave nothing", "[output]") {
+TEST_CASE("records written in place go out as lines, and records taken back leave nothing",
+          "[output]") {
   Recording out;
   out.set_holding(true);
   out.write_line("kept");

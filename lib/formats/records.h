@@ -51,7 +51,9 @@ class Records {
     m_ends.push_back(m_buffer->GetSize() - m_start);
   }
   // Takes back what was written since `open()`: no record after all.
-  void cancel() { m_buffer->Pop(m_buffer->GetSize() - m_start - (m_ends.empty() ? 0 : m_ends.back())); }
+  void cancel() {
+    m_buffer->Pop(m_buffer->GetSize() - m_start - (m_ends.empty() ? 0 : m_ends.back()));
+  }
 
   std::size_t size() const { return m_ends.size(); }
   bool empty() const { return m_ends.empty(); }
