@@ -81,6 +81,39 @@ inline void rapidjson::internal::Stack<rapidjson::CrtAllocator>::Resize(size_t n
 
 namespace convo {
 
+// Writes the escape of `c`, one byte that needs one, at `out`; returns its end.
+inline char* write_json_escape(char* out, unsigned char c) {
+  static constexpr char k_hex[] = "0123456789ABCDEF";
+  static constexpr char k_control[] = "uuuuuuuubtnufruuuuuuuuuuuuuuuuuu";  // 0x00-0x1F
+  out[0] = '\\';
+  if (c == '"' || c == '\\') {
+    out[1] = static_cast<char>(c);
+    return out + 2;
+  }
+  if (k_control[c] != 'u') {  // \b \t \n \f \r
+    out[1] = k_control[c];
+    return out + 2;
+  }
+  std::memcpy(out + 1, "u00", 3);
+  out[4] = k_hex[c >> 4];
+  out[5] = k_hex[c & 0xF];
+  return out + 6;
+}
+
+// `escape_json` a byte at a time: what the fast one must give (and does, without
+// SSE2 or under AddressSanitizer).
+inline char* escape_json_bytes(char* out, const char* p, const char* const end) {
+  for (; p != end; ++p) {
+    const auto c = static_cast<unsigned char>(*p);
+    if (c >= 0x20 && c != '"' && c != '\\') {
+      *out++ = static_cast<char>(c);
+    } else {
+      out = write_json_escape(out, c);
+    }
+  }
+  return out;
+}
+
 // Writes `[p, end)` JSON-escaped at `out` and returns the end of what it wrote;
 // `out` must have room for six bytes a byte of input (the longest escape) and
 // what is unused of it may have been written. Escapes as RapidJSON's table does
@@ -88,16 +121,18 @@ namespace convo {
 // else: the writer's strings, `append_json_escaped` and `write_string_pieces`
 // (json_out.h) all go through here, so they agree byte for byte.
 //
-// With SSE2, runs that need no escaping go 64 bytes a step: four 16-byte blocks
-// stored whole and classified at once, kept up to their first quote, backslash
-// or control character (a base64 image is one run; text has an escape every few
-// dozen bytes); then 16 bytes a step, then byte by byte. RapidJSON's own SSE2
-// version lets 0x1A-0x1F through (it compares with 0x19) and returned to
-// WriteString's loop at every escape, one byte a call. A store never passes the
-// room: 6 x 16 (or 6 x 64) of it is left while 16 (64) bytes of input are.
+// With SSE2, text goes 64 bytes a step: four 16-byte blocks stored whole and
+// classified at once (quote, backslash, control character). A step without
+// escapes is done (a base64 image is one run); in one with escapes, each is
+// written and the bytes up to the next are copied 16 at a time, from the mask
+// already made (text has an escape every few dozen bytes: a newline, a quote).
+// Then 16 bytes a step, and the last 3-15 bytes as one 16-byte load when it stays
+// in their page (it reads past the end, never into another page; its bytes past
+// the end are masked off), else byte by byte. RapidJSON's own SSE2 version lets
+// 0x1A-0x1F through (it compares with 0x19) and went back to WriteString's loop
+// at every escape, one byte a call. A store never passes the room: 6 x 16 of it
+// is left while 16 bytes of input are, and 18 while 3 are.
 inline char* escape_json(char* out, const char* p, const char* const end) {
-  static constexpr char k_hex[] = "0123456789ABCDEF";
-  static constexpr char k_control[] = "uuuuuuuubtnufruuuuuuuuuuuuuuuuuu";  // 0x00-0x1F
 #ifdef CONVO_JSON_WRITER_SSE2
   const __m128i quote = _mm_set1_epi8('"');
   const __m128i backslash = _mm_set1_epi8('\\');
@@ -108,64 +143,73 @@ inline char* escape_json(char* out, const char* p, const char* const end) {
         _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(s, quote), _mm_cmpeq_epi8(s, backslash)),
                      _mm_cmpeq_epi8(_mm_max_epu8(s, control), control))));  // s <= 0x1F
   };
-#endif
-  while (p != end) {
-#ifdef CONVO_JSON_WRITER_SSE2
-    if (end - p >= 64) {
-      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16));
-      const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 32));
-      const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 48));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), a);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16), b);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 32), c);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 48), d);
-      const std::uint64_t mask = std::uint64_t{special(a)} | (std::uint64_t{special(b)} << 16) |
-                                 (std::uint64_t{special(c)} << 32) |
-                                 (std::uint64_t{special(d)} << 48);
-      if (mask == 0) [[likely]] {
-        p += 64;
-        out += 64;
-        continue;
-      }
-      const auto run = static_cast<std::size_t>(__builtin_ctzll(mask));
-      p += run;
-      out += run;
-    } else if (end - p >= 16) {
-      const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), s);
-      const unsigned mask = special(s);
-      if (mask == 0) {
-        p += 16;
-        out += 16;
-        continue;
-      }
-      const auto run = static_cast<std::size_t>(__builtin_ctz(mask));
-      p += run;
-      out += run;
-    } else
-#endif
-        if (const auto c = static_cast<unsigned char>(*p); c >= 0x20 && c != '"' && c != '\\') {
-      *out++ = static_cast<char>(c);
-      ++p;
+  auto load = [](const char* at) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(at)); };
+  auto store = [](char* at, __m128i v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(at), v); };
+  while (end - p >= 64) {
+    const __m128i a = load(p);
+    const __m128i b = load(p + 16);
+    const __m128i c = load(p + 32);
+    const __m128i d = load(p + 48);
+    store(out, a);
+    store(out + 16, b);
+    store(out + 32, c);
+    store(out + 48, d);
+    std::uint64_t mask = std::uint64_t{special(a)} | (std::uint64_t{special(b)} << 16) |
+                         (std::uint64_t{special(c)} << 32) | (std::uint64_t{special(d)} << 48);
+    if (mask == 0) [[likely]] {
+      p += 64;
+      out += 64;
       continue;
     }
-    const auto c = static_cast<unsigned char>(*p++);  // one that needs escaping
-    out[0] = '\\';
-    if (c == '"' || c == '\\') {
-      out[1] = static_cast<char>(c);
-      out += 2;
-    } else if (k_control[c] != 'u') {  // \b \t \n \f \r
-      out[1] = k_control[c];
-      out += 2;
-    } else {
-      std::memcpy(out + 1, "u00", 3);
-      out[4] = k_hex[c >> 4];
-      out[5] = k_hex[c & 0xF];
-      out += 6;
+    const char* const step = p;
+    const auto first = static_cast<std::size_t>(__builtin_ctzll(mask));
+    p += first;  // the bytes before the first escape are in place
+    out += first;
+    if (end - step < 80) {  // the copies below read up to 15 bytes past the step
+      out = write_json_escape(out, static_cast<unsigned char>(*p++));
+      continue;
     }
+    do {
+      out = write_json_escape(out, static_cast<unsigned char>(*p++));
+      mask &= mask - 1;
+      const char* const next = step + (mask == 0 ? 64 : __builtin_ctzll(mask));
+      const auto run = static_cast<std::size_t>(next - p);
+      for (std::size_t i = 0; i < run; i += 16) {
+        store(out + i, load(p + i));
+      }
+      p = next;
+      out += run;
+    } while (mask != 0);
   }
-  return out;
+  while (end - p >= 16) {
+    const __m128i s = load(p);
+    store(out, s);
+    const unsigned mask = special(s);
+    if (mask == 0) {
+      p += 16;
+      out += 16;
+      continue;
+    }
+    const auto run = static_cast<std::size_t>(__builtin_ctz(mask));
+    p += run;
+    out += run;
+    out = write_json_escape(out, static_cast<unsigned char>(*p++));
+  }
+  while (end - p >= 3 && (reinterpret_cast<std::uintptr_t>(p) & 4095) <= 4096 - 16) {
+    const auto left = static_cast<unsigned>(end - p);
+    const __m128i s = load(p);
+    store(out, s);
+    const unsigned mask = special(s) & ((1u << left) - 1);
+    if (mask == 0) {
+      return out + left;
+    }
+    const auto run = static_cast<std::size_t>(__builtin_ctz(mask));
+    p += run;
+    out += run;
+    out = write_json_escape(out, static_cast<unsigned char>(*p++));
+  }
+#endif
+  return escape_json_bytes(out, p, end);
 }
 
 }  // namespace convo

@@ -1,7 +1,11 @@
 #include <catch2/catch.hpp>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -221,6 +225,81 @@ TEST_CASE("strings past the 64-byte step are written as RapidJSON's own writer e
       }
     }
   }
+}
+
+namespace {
+// `escape_json`'s output for `text`, checked to stay within its room (six bytes a
+// byte) and to be what the byte-at-a-time escaper writes.
+std::string escaped_checked(std::string_view text) {
+  const std::size_t room = text.size() * 6;
+  std::vector<char> out(room + 64, '#');
+  std::vector<char> expected(room + 1);
+  char* end = escape_json(out.data(), text.data(), text.data() + text.size());
+  char* expected_end = escape_json_bytes(expected.data(), text.data(), text.data() + text.size());
+  CHECK(std::all_of(out.begin() + static_cast<std::ptrdiff_t>(room), out.end(),
+                    [](char c) { return c == '#'; }));  // nothing past the room
+  std::string got(out.data(), end);
+  CHECK(got == std::string(expected.data(), expected_end));
+  return got;
+}
+}  // namespace
+
+TEST_CASE("escape_json writes what the byte-at-a-time escaper writes, within its room", "[json]") {
+  // Escapes at every pair of offsets of a few 64-byte steps (several in one step,
+  // one at a step's last byte, runs of them), at every length of a string's tail,
+  // and pseudo-random strings of every density.
+  const char specials[] = {'"', '\\', '\n', '\x00', '\x1f', '\x1a', '\x7f', '\x80', '\xff'};
+  for (std::size_t length : {16, 63, 64, 65, 79, 80, 81, 127, 128, 150, 200}) {
+    for (std::size_t i = 0; i < length; i += (length > 100 ? 3 : 1)) {
+      for (std::size_t j = i; j < length; j += 5) {
+        std::string text(length, 'a');
+        text[i] = specials[(i + j) % 9];
+        text[j] = specials[(i * 7 + j) % 9];
+        INFO("length " << length << " at " << i << " and " << j);
+        escaped_checked(text);
+      }
+    }
+  }
+  std::uint32_t seed = 2026;
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    seed = seed * 1103515245 + 12345;
+    std::size_t length = (seed >> 16) % (round % 10 == 0 ? 2000 : 150);
+    unsigned density = 1 + round % 40;  // one byte in `density` needs escaping
+    for (std::size_t i = 0; i < length; ++i) {
+      seed = seed * 1103515245 + 12345;
+      std::uint32_t r = seed >> 16;
+      text += r % density == 0 ? specials[r % 9]
+                               : static_cast<char>(r % 3 == 0 ? r % 256 : 'a' + r % 26);
+    }
+    INFO("round " << round);
+    escaped_checked(text);
+  }
+  CHECK(escaped_checked("") == "");
+  CHECK(escaped_checked("a\"b\\c\n\x01\x7f") == "a\\\"b\\\\c\\n\\u0001\x7f");
+}
+
+TEST_CASE("escape_json reads no byte of the next page after a string's end", "[json]") {
+  // A string that ends at the end of a page followed by one that cannot be read:
+  // the tail's 16-byte load must not cross into it, at any length or offset.
+  const long page = sysconf(_SC_PAGESIZE);
+  void* map = mmap(nullptr, static_cast<std::size_t>(2 * page), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(map != MAP_FAILED);
+  REQUIRE(mprotect(static_cast<char*>(map) + page, static_cast<std::size_t>(page), PROT_NONE) == 0);
+  char* const page_end = static_cast<char*>(map) + page;
+  for (std::size_t length = 0; length <= 100; ++length) {
+    for (char special : {'a', '"', '\n'}) {
+      char* text = page_end - length;
+      std::memset(text, 'x', length);
+      if (length > 0) {
+        text[length / 2] = special;
+      }
+      INFO("length " << length);
+      escaped_checked(std::string_view(text, length));
+    }
+  }
+  munmap(map, static_cast<std::size_t>(2 * page));
 }
 
 TEST_CASE("a string written in pieces is the string of the pieces joined", "[json]") {

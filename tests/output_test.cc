@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/records.h"
 #include "io/output.h"
 
 using namespace convo;
@@ -80,4 +81,48 @@ TEST_CASE("a long write while holding back is buffered", "[output]") {
   out.discard_incomplete();
   out.flush();
   CHECK(out.emitted.empty());
+}
+
+TEST_CASE("records written in place go out as lines, and records taken back leave nothing",
+          "[output]") {
+  Recording out;
+  out.set_holding(true);
+  out.write_line("kept");
+  {
+    Records records(out.buffer());
+    records.add(R"({"a":1})");
+    JsonWriter w(records.open());
+    w.StartObject();
+    w.Key("b");
+    w.Int(2);
+    w.EndObject();
+    records.close();
+    records.open().Put('x');  // a record begun, then not made after all
+    records.cancel();
+    REQUIRE(records.size() == 2);
+    CHECK(records[0] == R"({"a":1})");
+    CHECK(records[1] == R"({"b":2})");
+    CHECK(records.lines() == "{\"a\":1}\n{\"b\":2}\n");
+    records.keep();
+    out.wrote();
+  }
+  {
+    Records failed(out.buffer());  // an encoder that threw: its records are taken back
+    failed.add(R"({"c":3})");
+  }
+  out.mark_complete();
+  out.write_line("incomplete");
+  out.discard_incomplete();
+  out.flush();
+  CHECK(out.emitted == "kept\n{\"a\":1}\n{\"b\":2}\n");
+}
+
+TEST_CASE("records in place past the flush point are written out whole", "[output]") {
+  Recording out;
+  const std::string big(300000, 'x');
+  Records records(out.buffer());
+  records.add("\"" + big + "\"");
+  records.keep();
+  out.wrote();
+  CHECK(out.emitted == "\"" + big + "\"\n");
 }

@@ -239,11 +239,11 @@ class AgentScopeEncoder final : public EncoderBase {
   explicit AgentScopeEncoder(LossReport& loss) : EncoderBase(Format::agentscope, loss) {}
 
  protected:
-  void encode(const Message& message, std::vector<std::string>& values) override {
+  void encode(const Message& message, Records& values) override {
     const JsonValue* original = same_format(message) ? message.json : nullptr;
     if (message.kind != Kind::turn || message.role == Role::none) {
       if (original != nullptr) {
-        values.push_back(to_json(*original));
+        values.add(to_json(*original));
       } else {
         drop(record_noun(message), message);
       }
@@ -269,7 +269,7 @@ class AgentScopeEncoder final : public EncoderBase {
       }
       return;
     }
-    values.push_back(write_record(original, {&message}, blocks));
+    values.add(write_record(original, {&message}, blocks));
   }
 
   // A 2.x Msg split into turns, of which some changed: the Msg again, with the

@@ -96,21 +96,21 @@ class AiSdkEncoder final : public EncoderBase {
   explicit AiSdkEncoder(LossReport& loss) : EncoderBase(Format::ai_sdk, loss) {}
 
  protected:
-  void encode(const Message& message, std::vector<std::string>& values) override {
+  void encode(const Message& message, Records& values) override {
     if (!m_results.empty() && !joins_results(message)) {
       drain(values);
     }
     const JsonValue* original = same_format(message) ? message.json : nullptr;
     if (message.kind != Kind::turn || message.role == Role::none) {
       if (original != nullptr) {
-        values.push_back(to_json(*original));
+        values.add(to_json(*original));
       } else {
         drop(record_noun(message), message);
       }
       return;
     }
     if (original != nullptr && is_ui_message(*original)) {
-      values.push_back(ui_message(original, {&message}));
+      values.add(ui_message(original, {&message}));
       return;
     }
     if (message.role == Role::function || message.role == Role::custom) {
@@ -134,7 +134,7 @@ class AiSdkEncoder final : public EncoderBase {
     switch (message.role) {
       case Role::system:
       case Role::developer:
-        values.push_back(system_message(message, original));
+        values.add(system_message(message, original));
         return;
       case Role::tool:
         push_model_message(values, message, original, "tool", message.content);
@@ -167,21 +167,21 @@ class AiSdkEncoder final : public EncoderBase {
   // Appends the ModelMessage `model_message` writes, unless every block of
   // `content` was one it has no part for (counted): no empty message, which would
   // read back as a turn of its own.
-  void push_model_message(std::vector<std::string>& values, const Message& m,
+  void push_model_message(Records& values, const Message& m,
                           const JsonValue* original, std::string_view role,
                           const Content& content) {
     std::string value = model_message(m, original, role, content);
     if (!value.empty()) {
-      values.push_back(std::move(value));
+      values.add(std::move(value));
     }
   }
 
   // The tool results held: one tool message.
-  void drain(std::vector<std::string>& values) override {
+  void drain(Records& values) override {
     if (m_results.empty()) {
       return;
     }
-    values.push_back(fmt::format(R"({{"role":"tool","content":[{}]}})", m_results));
+    values.add(fmt::format(R"({{"role":"tool","content":[{}]}})", m_results));
     m_results.clear();
   }
 
@@ -191,12 +191,14 @@ class AiSdkEncoder final : public EncoderBase {
                                Output& out) override {
     const JsonValue& root = container.source->doc;
     std::vector<std::string> elements;
-    std::vector<std::string> values;
+    Records values;
     for (std::size_t i = 0; i < held.size();) {
       const JsonValue* json = held[i].json;
       if (json == nullptr || !json->IsObject() || !is_ui_message(*json)) {
         values_of(held[i], values);
-        elements.insert(elements.end(), values.begin(), values.end());
+        for (std::string_view value : values) {
+          elements.emplace_back(value);
+        }
         ++i;
         continue;
       }

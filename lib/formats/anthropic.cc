@@ -166,13 +166,13 @@ class AnthropicEncoder final : public EncoderBase {
   explicit AnthropicEncoder(LossReport& loss) : EncoderBase(Format::anthropic, loss) {}
 
  protected:
-  void encode(const Message& message, std::vector<std::string>& values) override {
+  void encode(const Message& message, Records& values) override {
     if (message.kind != Kind::turn) {
       if (same_format(message)) {
-        values.push_back(to_json(*message.json));
+        values.add(to_json(*message.json));
       } else if (auto error = error_body_of(message, ErrorShape::anthropic,
                                             [&](std::string_view what) { drop(what, message); })) {
-        values.push_back(std::move(*error));  // another API's error body, as this one's
+        values.add(std::move(*error));  // another API's error body, as this one's
       } else {
         drop(record_noun(message), message);
       }
@@ -212,9 +212,7 @@ class AnthropicEncoder final : public EncoderBase {
     if (anthropic_drops_all(message.content, uses_anthropic_blocks(message.origin), drop_block)) {
       return;
     }
-    PooledBuffer pooled;
-    rapidjson::StringBuffer& buffer = pooled.get();
-    JsonWriter writer(buffer);
+    JsonWriter writer(values.open());
     ObjectWriter object(writer, same_format(message) ? message.json : nullptr);
     object.set_string("role", role);
     if (message.content.form == Content::Form::absent) {
@@ -226,7 +224,7 @@ class AnthropicEncoder final : public EncoderBase {
       });
     }
     object.write();
-    values.emplace_back(buffer.GetString(), buffer.GetSize());
+    values.close();
   }
 };
 

@@ -265,7 +265,7 @@ class ClaudeCodeEncoder final : public EncoderBase {
   explicit ClaudeCodeEncoder(LossReport& loss) : EncoderBase(Format::claude_code, loss) {}
 
  protected:
-  void encode(const Message& message, std::vector<std::string>& values) override {
+  void encode(const Message& message, Records& values) override {
     if (!same_format(message)) {
       if (message.kind != Kind::turn) {
         drop(record_noun(message), message);
@@ -296,7 +296,7 @@ class ClaudeCodeEncoder final : public EncoderBase {
       rapidjson::StringBuffer buffer;
       JsonWriter writer(buffer);
       write_record(writer, message);
-      values.emplace_back(buffer.GetString(), buffer.GetSize());
+      values.add({buffer.GetString(), buffer.GetSize()});
       return;
     }
     // Claude Code writes a response one record per content block, sharing the
@@ -313,7 +313,7 @@ class ClaudeCodeEncoder final : public EncoderBase {
       cut.first = i == 0;
       cut.split = pieces.size() > 1;
       write_new_record(writer, message, cut);
-      values.emplace_back(buffer.GetString(), buffer.GetSize());
+      values.add({buffer.GetString(), buffer.GetSize()});
     }
   }
 

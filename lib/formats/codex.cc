@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <optional>
 #include <utility>
@@ -141,7 +142,7 @@ class CodexEncoder final : public EncoderBase {
   explicit CodexEncoder(LossReport& loss) : EncoderBase(Format::codex, loss) {}
 
  protected:
-  void encode(const Message& message, std::vector<std::string>& values) override {
+  void encode(const Message& message, Records& values) override {
     if (same_format(message)) {
       encode_own(message, values);
       return;
@@ -162,16 +163,16 @@ class CodexEncoder final : public EncoderBase {
     }
     std::string time = next_time(message);
     if (!m_pending_meta.empty()) {
-      values.push_back(std::exchange(m_pending_meta, std::string()));
+      values.add(std::exchange(m_pending_meta, std::string()));
     }
     if (!as_is.empty()) {
-      values.push_back(line(time, "response_item", as_is));
+      add_line(values, time, "response_item", as_is);
     }
-    for (const std::string& item : m_items) {
-      values.push_back(line(time, "response_item", item));
+    for (std::string_view item : m_items) {
+      add_line(values, time, "response_item", item);
     }
     if (message.role == Role::assistant && !message.usage->empty()) {
-      values.push_back(line(time, "event_msg", token_count(message.usage)));
+      add_line(values, time, "event_msg", token_count(message.usage));
     }
   }
 
@@ -179,22 +180,24 @@ class CodexEncoder final : public EncoderBase {
   // A changed line of a rollout: the line's members kept, its item re-encoded (the
   // first item in its place; any more the message now makes follow as lines of their
   // own).
-  void encode_own(const Message& m, std::vector<std::string>& values) {
+  void encode_own(const Message& m, Records& values) {
     const JsonValue& root = m.source->doc;
     if (m.kind != Kind::turn || m.json == nullptr) {
-      values.push_back(to_json(root));
+      values.add(to_json(root));
       return;
     }
     m_items.clear();
     encode_responses_items(m, format(), [&](std::string_view what) { drop(what, m); }, m_items);
     if (m.json == &root) {  // an older rollout's bare item
-      values.insert(values.end(), m_items.begin(), m_items.end());
+      for (std::string_view item : m_items) {
+        values.add(item);
+      }
       return;
     }
     std::string time = m.timestamp;
     for (std::size_t i = 0; i < m_items.size(); ++i) {
       if (i > 0) {
-        values.push_back(line(time, "response_item", m_items[i]));
+        add_line(values, time, "response_item", m_items[i]);
         continue;
       }
       PooledBuffer pooled;
@@ -204,7 +207,7 @@ class CodexEncoder final : public EncoderBase {
       object.set_string("timestamp", time);
       object.set_raw("payload", m_items[i]);
       object.write();
-      values.emplace_back(buffer.GetString(), buffer.GetSize());
+      values.add({buffer.GetString(), buffer.GetSize()});
     }
   }
 
@@ -311,9 +314,10 @@ class CodexEncoder final : public EncoderBase {
     return std::string(buffer.GetString(), buffer.GetSize());
   }
 
-  std::string line(std::string_view time, std::string_view type, std::string_view payload) {
-    PooledBuffer pooled;
-    rapidjson::StringBuffer& buffer = pooled.get();
+  // Adds the line of `type` holding `payload` (JSON text) to `values`.
+  static void add_line(Records& values, std::string_view time, std::string_view type,
+                       std::string_view payload) {
+    rapidjson::StringBuffer& buffer = values.open();
     JsonWriter w(buffer);
     w.StartObject();
     w.Key("timestamp");
@@ -322,17 +326,24 @@ class CodexEncoder final : public EncoderBase {
     write_string(w, type);
     w.EndObject();
     // The payload, most of the line, is copied once, straight after the members
-    // above (their object without its closing brace), rather than into the writer
-    // and out again: the same bytes as writing it as the object's third member.
-    std::string_view head(buffer.GetString(), buffer.GetSize() - 1);
+    // above (their object without its closing brace): the same bytes as writing it
+    // as the object's third member.
+    buffer.Pop(1);
     constexpr std::string_view k_key = ",\"payload\":";
-    std::string out;
-    out.reserve(head.size() + k_key.size() + payload.size() + 1);
-    out.append(head).append(k_key).append(payload).push_back('}');
-    return out;
+    char* at = buffer.Push(k_key.size() + payload.size() + 1);
+    std::memcpy(at, k_key.data(), k_key.size());
+    std::memcpy(at + k_key.size(), payload.data(), payload.size());
+    at[k_key.size() + payload.size()] = '}';
+    values.close();
   }
 
-  std::vector<std::string> m_items;
+  static std::string line(std::string_view time, std::string_view type, std::string_view payload) {
+    Records one;
+    add_line(one, time, type, payload);
+    return std::string(one.front());
+  }
+
+  Records m_items;
   std::int64_t m_totals[5] = {};  // the input's token counts so far, for token_count events
   std::string m_file;
   std::size_t m_position = 0;

@@ -428,18 +428,19 @@ void EncoderBase::note_items_turn(const Message& message) {
   }
 }
 
+// The records go into the output's buffer where they are written; one that fails
+// (an EncodeError, invalid UTF-8) is taken back from it.
 void EncoderBase::encode_and_write(const Message& message, Output& out) {
-  m_values.clear();
-  encode(message, m_values);
-  if (!m_values.empty()) {
+  Records records(out.buffer());
+  encode(message, records);
+  if (!records.empty()) {
     note_items_turn(message);
   }
-  for (const std::string& value : m_values) {
+  for (std::string_view value : records) {
     check_utf8(value, message.where, message.raw);
   }
-  for (const std::string& value : m_values) {
-    out.write_line(value);
-  }
+  records.keep();
+  out.wrote();
 }
 
 // An assistant item of the same input as the reply held, which the other formats
@@ -740,17 +741,16 @@ void EncoderBase::finish(Output& out) {
 }
 
 void EncoderBase::write_drained(Output& out) {
-  m_values.clear();
-  drain(m_values);
-  for (const std::string& value : m_values) {
-    out.write_line(value);
-  }
+  Records records(out.buffer());
+  drain(records);
+  records.keep();
+  out.wrote();
 }
 
-void EncoderBase::values_of(const Message& message, std::vector<std::string>& values) {
+void EncoderBase::values_of(const Message& message, Records& values) {
   values.clear();
   if (!message.modified && message.json != nullptr) {
-    values.push_back(to_json(*message.json));
+    values.add(to_json(*message.json));
   } else {
     encode(message, values);
   }
@@ -820,7 +820,7 @@ void EncoderBase::write_translated_body(const JsonValue& root, Format from, bool
     drop_unheld(message, true);
   }
   std::vector<BodyTurn> turns;
-  std::vector<std::string> values;
+  Records values;
   // A Responses response's items are the parts of one reply; the other APIs give
   // one message per choice.
   std::vector<Message> merged;
@@ -878,7 +878,9 @@ void EncoderBase::write_translated_body(const JsonValue& root, Format from, bool
     }
     BodyTurn turn;
     turn.message = &message;
-    turn.values = values;
+    for (std::string_view value : values) {
+      turn.values.emplace_back(value);
+    }
     if (response) {
       StopReason stop = stop_reason_named(message.meta->stop_reason);
       if (stop == StopReason::none) {
@@ -909,7 +911,7 @@ void EncoderBase::write_changed_container(const Container& container, std::vecto
                                           Output& out) {
   const JsonValue& root = container.source->doc;
   const JsonValue* array = container.array_key.empty() ? &root : find_member(root, container.array_key);
-  std::vector<std::string> values;
+  Records values;
 
   rapidjson::StringBuffer buffer;
   JsonWriter writer(buffer);
@@ -926,7 +928,7 @@ void EncoderBase::write_changed_container(const Container& container, std::vecto
           index < array->Size()) {
         element = &(*array)[static_cast<rapidjson::SizeType>(index)];
       }
-      for (const std::string& value : values) {
+      for (std::string_view value : values) {
         if (element == nullptr || !element->IsObject()) {
           writer.RawValue(value.data(), value.size(), rapidjson::kObjectType);
           continue;

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "formats/records.h"
 #include "io/record_reader.h"
 #include "message.h"
 
@@ -180,7 +181,7 @@ class EncoderBase : public Encoder {
   // Appends to `values` the compact JSON of each record `message` becomes in this
   // format: usually one, none when the format cannot hold it (after reporting the
   // loss), several when the format splits it (OpenAI tool results).
-  virtual void encode(const Message& message, std::vector<std::string>& values) = 0;
+  virtual void encode(const Message& message, Records& values) = 0;
 
   // Reports what `message`, from another format, carries that this one has no
   // place for beyond its content: cost, and members convo does not model. In a body
@@ -222,11 +223,11 @@ class EncoderBase : public Encoder {
   // Appends to `values` what the format holds back between messages (an OpenCode
   // assistant message waiting for its tool results). Called before a record that
   // does not go through `encode` is written, and at the end of each input.
-  virtual void drain(std::vector<std::string>& values) { (void)values; }
+  virtual void drain(Records& values) { (void)values; }
 
   // The messages `encode` would write for `message`, or its original JSON when it
   // is unchanged and of this format: what a rebuilt container holds in its place.
-  void values_of(const Message& message, std::vector<std::string>& values);
+  void values_of(const Message& message, Records& values);
 
  private:
   void close_container(Output& out);
@@ -260,7 +261,6 @@ class EncoderBase : public Encoder {
   LossReport& m_loss;
   std::shared_ptr<const Container> m_container;  // the open container of this format
   std::vector<Message> m_held;                    // its messages seen so far
-  std::vector<std::string> m_values;              // scratch
   const Container* m_counted_container = nullptr; // whose settings drop_unheld counted
   const JsonValue* m_counted_json = nullptr;       // whose unmodelled members it counted
   std::optional<Message> m_reply;                  // Responses items joined so far

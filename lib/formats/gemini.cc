@@ -243,16 +243,16 @@ class GeminiEncoder final : public EncoderBase {
   explicit GeminiEncoder(LossReport& loss) : EncoderBase(Format::gemini, loss) {}
 
  protected:
-  void encode(const Message& message, std::vector<std::string>& values) override {
+  void encode(const Message& message, Records& values) override {
     if (!m_results.empty() && !joins_results(message)) {
       drain(values);
     }
     if (message.kind != Kind::turn || message.role == Role::none) {
       if (same_format(message)) {
-        values.push_back(to_json(*message.json));
+        values.add(to_json(*message.json));
       } else if (auto error = error_body_of(message, ErrorShape::gemini,
                                             [&](std::string_view what) { drop(what, message); })) {
-        values.push_back(std::move(*error));  // another API's error body, as this one's
+        values.add(std::move(*error));  // another API's error body, as this one's
       } else {
         drop(record_noun(message), message);
       }
@@ -262,7 +262,7 @@ class GeminiEncoder final : public EncoderBase {
     switch (message.role) {
       case Role::system:
       case Role::developer:
-        values.push_back(system_instruction(message));
+        values.add(system_instruction(message));
         return;
       case Role::user:
       case Role::tool:
@@ -305,15 +305,15 @@ class GeminiEncoder final : public EncoderBase {
     object.set_string("role", role);
     object.set_raw("parts", parts);
     object.write();
-    values.push_back(std::string(buffer.GetString(), buffer.GetSize()));
+    values.add(std::string(buffer.GetString(), buffer.GetSize()));
   }
 
   // The tool results held: one user Content.
-  void drain(std::vector<std::string>& values) override {
+  void drain(Records& values) override {
     if (m_results.empty()) {
       return;
     }
-    values.push_back(fmt::format(R"({{"role":"user","parts":[{}]}})", m_results));
+    values.add(fmt::format(R"({{"role":"user","parts":[{}]}})", m_results));
     m_results.clear();
   }
 
@@ -328,7 +328,7 @@ class GeminiEncoder final : public EncoderBase {
     const JsonValue& root = container.source->doc;
     rapidjson::StringBuffer buffer;
     JsonWriter writer(buffer);
-    std::vector<std::string> values;
+    Records values;
     auto is_system = [](const Message& m) {
       return m.role == Role::system || m.role == Role::developer;
     };
@@ -340,7 +340,7 @@ class GeminiEncoder final : public EncoderBase {
         continue;
       }
       values_of(message, values);
-      std::string value = values.empty() ? std::string("{}") : values.front();
+      std::string value = values.empty() ? std::string("{}") : std::string(values.front());
       JsonDoc doc;
       const JsonValue* instruction = nullptr;
       if (parse_object(value, doc)) {
@@ -359,7 +359,7 @@ class GeminiEncoder final : public EncoderBase {
         continue;
       }
       values_of(message, values);
-      for (const std::string& value : values) {
+      for (std::string_view value : values) {
         contents += contents.size() > 1 ? "," : "";
         contents += value;
       }

@@ -126,10 +126,10 @@ class GeminiCliEncoder final : public EncoderBase {
  protected:
   // Messages from other formats are held until the input ends, then written as one
   // session document.
-  void encode(const Message& message, std::vector<std::string>& values) override {
+  void encode(const Message& message, Records& values) override {
     if (message.kind != Kind::turn || message.role == Role::none) {
       if (message.kind == Kind::bookkeeping && same_format(message) && !message.container) {
-        values.push_back(to_json(*message.json));  // a `session-*.jsonl` chat's own line
+        values.add(to_json(*message.json));  // a `session-*.jsonl` chat's own line
       } else if (message.origin == Format::gemini_cli && message.json != nullptr) {
         m_pending.push_back(message);
       } else {
@@ -149,7 +149,7 @@ class GeminiCliEncoder final : public EncoderBase {
     m_pending.push_back(message);
   }
 
-  void drain(std::vector<std::string>& values) override {
+  void drain(Records& values) override {
     if (m_pending.empty()) {
       return;
     }
@@ -184,7 +184,7 @@ class GeminiCliEncoder final : public EncoderBase {
     w.Key("messages");
     write_raw(w, array);
     w.EndObject();
-    values.push_back(std::string(buffer.GetString(), buffer.GetSize()));
+    values.add(std::string(buffer.GetString(), buffer.GetSize()));
     m_pending.clear();
   }
 

@@ -104,14 +104,14 @@ class LangChainEncoder final : public EncoderBase {
   explicit LangChainEncoder(LossReport& loss) : EncoderBase(Format::langchain, loss) {}
 
  protected:
-  void encode(const Message& message, std::vector<std::string>& values) override {
+  void encode(const Message& message, Records& values) override {
     Original original;
     if (same_format(message)) {
       original.outer = message.json;
       original.at = locate(*message.json, "");
     }
     if (message.kind == Kind::remove) {
-      values.push_back(record(original, "remove", [&](ObjectWriter& d, bool full) {
+      values.add(record(original, "remove", [&](ObjectWriter& d, bool full) {
         set_common(d, message, full);
         if (full) {
           d.set_string("content", "");
@@ -121,7 +121,7 @@ class LangChainEncoder final : public EncoderBase {
     }
     if (message.kind != Kind::turn || message.role == Role::none) {
       if (original.outer != nullptr) {
-        values.push_back(to_json(*original.outer));
+        values.add(to_json(*original.outer));
       } else {
         drop(record_noun(message), message);
       }
@@ -131,10 +131,10 @@ class LangChainEncoder final : public EncoderBase {
     // Tool results become tool messages, one per result, ahead of the rest of the
     // message (LangChain, like OpenAI, has a message per tool result).
     auto rest = split_off_results(message, [&](const Block& result) {
-      values.push_back(tool_message(message, result, original));
+      values.add(tool_message(message, result, original));
     });
     if (rest) {
-      values.push_back(plain_message(message, original, *rest));
+      values.add(plain_message(message, original, *rest));
     }
   }
 

@@ -407,13 +407,13 @@ class OpenAIEncoder final : public EncoderBase {
   explicit OpenAIEncoder(LossReport& loss) : EncoderBase(Format::openai, loss) {}
 
  protected:
-  void encode(const Message& message, std::vector<std::string>& values) override {
+  void encode(const Message& message, Records& values) override {
     if (message.kind != Kind::turn) {
       if (same_format(message)) {
-        values.push_back(to_json(*message.json));
+        values.add(to_json(*message.json));
       } else if (auto error = error_body_of(message, ErrorShape::openai,
                                             [&](std::string_view what) { drop(what, message); })) {
-        values.push_back(std::move(*error));  // another API's error body, as this one's
+        values.add(std::move(*error));  // another API's error body, as this one's
       } else {
         drop(record_noun(message), message);
       }
@@ -426,7 +426,7 @@ class OpenAIEncoder final : public EncoderBase {
     // Tool results become tool messages, one per result, ahead of what else the
     // message holds (Anthropic puts tool results first in a user message).
     auto rest = split_off_results(
-        message, [&](const Block& result) { values.push_back(tool_message(message, result)); });
+        message, [&](const Block& result) { tool_message(values, message, result); });
     if (!rest) {
       return;
     }
@@ -434,14 +434,11 @@ class OpenAIEncoder final : public EncoderBase {
       // Anthropic's `system` (Gemini's systemInstruction) as a list of text blocks is
       // how those APIs take several system messages: one message each, kept apart.
       for (const Block* block : *rest) {
-        if (auto plain = plain_message(message, {block})) {
-          values.push_back(std::move(*plain));
-        }
+        plain_message(values, message, {block});
       }
       return;
     }
-    if (auto plain = plain_message(message, *rest)) {
-      values.push_back(std::move(*plain));
+    if (plain_message(values, message, *rest)) {
     } else if (message.role == Role::assistant && only_thinking(*rest)) {
       // Its thinking is counted; the message goes with it (a Claude Code record that
       // held one thinking block), which a round trip cannot give back.
@@ -450,10 +447,9 @@ class OpenAIEncoder final : public EncoderBase {
   }
 
  private:
-  std::string tool_message(const Message& m, const Block& block) {
-    PooledBuffer pooled;
-    rapidjson::StringBuffer& buffer = pooled.get();
-    JsonWriter writer(buffer);
+  // Adds the tool message of `block`, a result of `m`, to `values`.
+  void tool_message(Records& values, const Message& m, const Block& block) {
+    JsonWriter writer(values.open());
     bool patch = same_format(m) && m.role == Role::tool;
     ObjectWriter object(writer, patch ? m.json : nullptr);
     object.set_string("role", "tool");
@@ -466,7 +462,7 @@ class OpenAIEncoder final : public EncoderBase {
       drop("cache_control markers", m);
     }
     object.write();
-    return std::string(buffer.GetString(), buffer.GetSize());
+    values.close();
   }
 
   void write_result_content(JsonWriter& w, const Message& m, const Content& content) {
@@ -518,13 +514,11 @@ class OpenAIEncoder final : public EncoderBase {
     });
   }
 
-  // The message without its tool results; nothing when every block it had was
-  // dropped (an assistant record holding only a thinking block).
-  std::optional<std::string> plain_message(const Message& m,
-                                           const std::vector<const Block*>& blocks) {
-    PooledBuffer pooled;
-    rapidjson::StringBuffer& buffer = pooled.get();
-    JsonWriter writer(buffer);
+  // Adds the message without its tool results to `values`; false, adding nothing,
+  // when every block it had was dropped (an assistant record holding only a
+  // thinking block).
+  bool plain_message(Records& values, const Message& m, const std::vector<const Block*>& blocks) {
+    JsonWriter writer(values.open());
     const bool same = same_format(m);
     ObjectWriter object(writer, same ? m.json : nullptr);
     object.set_string("role", openai_role_name(m));
@@ -545,7 +539,8 @@ class OpenAIEncoder final : public EncoderBase {
       drop(lost, m);
     }
     if (!blocks.empty() && parts.empty() && calls.empty() && reasoning.empty()) {
-      return std::nullopt;
+      values.cancel();
+      return false;
     }
     write_reasoning(object, same ? m.json : nullptr, reasoning);
     object.set("content", [&](JsonWriter& w) { write_content(w, m, parts, !calls.empty()); });
@@ -555,7 +550,8 @@ class OpenAIEncoder final : public EncoderBase {
     object.set_blocks("tool_calls", calls,
                       [&](JsonWriter& w, const Block& call) { write_tool_call(w, m, call); });
     object.write();
-    return std::string(buffer.GetString(), buffer.GetSize());
+    values.close();
+    return true;
   }
 
   // Puts reasoning blocks back in the members they came from (several blocks of one

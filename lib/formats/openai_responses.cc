@@ -172,7 +172,7 @@ class ResponsesEncoder final : public EncoderBase {
   explicit ResponsesEncoder(LossReport& loss) : EncoderBase(Format::openai_responses, loss) {}
 
  protected:
-  void encode(const Message& message, std::vector<std::string>& values) override {
+  void encode(const Message& message, Records& values) override {
     encode_responses_items(message, format(), [&](std::string_view what) { drop(what, message); },
                            values);
   }

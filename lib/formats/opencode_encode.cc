@@ -102,17 +102,17 @@ class OpenCodeEncoder final : public EncoderBase {
   explicit OpenCodeEncoder(LossReport& loss) : EncoderBase(Format::opencode, loss) {}
 
  protected:
-  void encode(const Message& message, std::vector<std::string>& values) override {
+  void encode(const Message& message, Records& values) override {
     if (same_format(message) && !message.container) {
       drain(values);
       const JsonValue& json = *message.json;
       if (message.kind == Kind::turn && is_with_parts(json)) {
-        values.push_back(write_message({&message}, &json, find_member(json, "info")));
+        values.add(write_message({&message}, &json, find_member(json, "info")));
       } else if (message.kind == Kind::turn && is_message_info(json) &&
                  !message.content.empty()) {
-        values.push_back(write_message({&message}, nullptr, &json));  // a message file, now with parts
+        values.add(write_message({&message}, nullptr, &json));  // a message file, now with parts
       } else {
-        values.push_back(to_json(json));
+        values.add(to_json(json));
       }
       return;
     }
@@ -181,10 +181,10 @@ class OpenCodeEncoder final : public EncoderBase {
       m_held.push_back(std::move(own));  // until its results have come
       return;
     }
-    values.push_back(write_message({&own}, nullptr, nullptr));
+    values.add(write_message({&own}, nullptr, nullptr));
   }
 
-  void drain(std::vector<std::string>& values) override {
+  void drain(Records& values) override {
     if (m_held.empty()) {
       return;
     }
@@ -192,7 +192,7 @@ class OpenCodeEncoder final : public EncoderBase {
     for (const Message& message : m_held) {
       turns.push_back(&message);
     }
-    values.push_back(write_message(turns, nullptr, nullptr));
+    values.add(write_message(turns, nullptr, nullptr));
     m_held.clear();
   }
 

@@ -376,22 +376,22 @@ using DropFn = std::function<void(std::string_view)>;
 
 class ItemWriter {
  public:
-  ItemWriter(const Message& m, Format target, const DropFn& drop, std::vector<std::string>& values)
+  ItemWriter(const Message& m, Format target, const DropFn& drop, Records& values)
       : m_m(m), m_target(target), m_drop(drop), m_values(values),
         m_same(holds_responses_items(m.origin) && m.json != nullptr && m.json->IsObject()) {}
 
   void run() {
     if (std::string_view bytes = responses_item_bytes(m_m, m_target); !bytes.empty()) {
-      m_values.emplace_back(bytes);
+      m_values.add(bytes);
       return;
     }
     if (m_m.kind != Kind::turn) {
       if (m_same && m_m.origin == m_target) {
-        m_values.push_back(to_json(*m_m.json));
+        m_values.add(to_json(*m_m.json));
       } else if (auto error = m_target == Format::openai_responses
                                   ? error_body_of(m_m, ErrorShape::openai, m_drop)
                                   : std::nullopt) {
-        m_values.push_back(std::move(*error));  // the Responses API's is OpenAI's shape
+        m_values.add(std::move(*error));  // the Responses API's is OpenAI's shape
       } else {
         m_drop(record_noun(m_m));
       }
@@ -408,9 +408,9 @@ class ItemWriter {
                            find_member(*m_m.json, "content")->IsString()));
     if (m_same && !m_m.modified && !system_to_codex && !easy_to_codex) {
       if (m_m.origin == Format::openai_responses && !m_m.container && !m_m.raw.empty()) {
-        m_values.push_back(m_m.raw.str());
+        m_values.add(m_m.raw.view());
       } else {
-        m_values.push_back(to_json(*m_m.json));
+        m_values.add(to_json(*m_m.json));
       }
       return;
     }
@@ -475,7 +475,7 @@ class ItemWriter {
         case BlockType::unknown:
           if (same_block(block) && block.json == m_m.json) {
             flush();
-            m_values.push_back(to_json(*block.json));
+            m_values.add(to_json(*block.json));
           } else if (same_block(block) && m_m.role != Role::tool) {
             parts.push_back(&block);  // a content part of this family: kept
           } else {
@@ -528,10 +528,6 @@ class ItemWriter {
     }
     auto was = string_member(*m_m.json, "type").value_or("message");
     return was == type ? m_m.json : nullptr;
-  }
-
-  void push(rapidjson::StringBuffer& buffer) {
-    m_values.emplace_back(buffer.GetString(), buffer.GetSize());
   }
 
   // True when `block` begins a message item of its own, not a part of the one in
@@ -639,9 +635,7 @@ class ItemWriter {
   }
 
   void write_message(const std::vector<const Block*>& parts) {
-    PooledBuffer pooled;
-    rapidjson::StringBuffer& buffer = pooled.get();
-    JsonWriter w(buffer);
+    JsonWriter w(m_values.open());
     const JsonValue* was = original("message");
     m_used_original = m_used_original || was != nullptr;
     ObjectWriter item(w, was);
@@ -685,7 +679,7 @@ class ItemWriter {
       cw.EndArray();
     });
     item.write();
-    push(buffer);
+    m_values.close();
   }
 
   void write_call(const Block& call) {
@@ -695,9 +689,7 @@ class ItemWriter {
     if (was != nullptr && was == m_m.json) {
       m_used_original = true;
     }
-    PooledBuffer pooled;
-    rapidjson::StringBuffer& buffer = pooled.get();
-    JsonWriter w(buffer);
+    JsonWriter w(m_values.open());
     ObjectWriter item(w, was);
     item.set_string("type", type);
     item.set_string("name", call.name);
@@ -713,7 +705,7 @@ class ItemWriter {
     }
     item.set_string("call_id", call.id);
     item.write();
-    push(buffer);
+    m_values.close();
   }
 
   void write_output(const Block& result) {
@@ -726,9 +718,7 @@ class ItemWriter {
     if (result.is_error.value_or(false)) {
       m_drop("tool error flags");
     }
-    PooledBuffer pooled;
-    rapidjson::StringBuffer& buffer = pooled.get();
-    JsonWriter w(buffer);
+    JsonWriter w(m_values.open());
     ObjectWriter item(w, was);
     item.set_string("type", type);
     item.set_string("call_id", result.id);
@@ -764,7 +754,7 @@ class ItemWriter {
       });
     }
     item.write();
-    push(buffer);
+    m_values.close();
   }
 
   void write_reasoning(const Block& thinking) {
@@ -775,9 +765,7 @@ class ItemWriter {
     if (thinking.signature) {
       m_drop("thinking signatures");
     }
-    PooledBuffer pooled;
-    rapidjson::StringBuffer& buffer = pooled.get();
-    JsonWriter w(buffer);
+    JsonWriter w(m_values.open());
     ObjectWriter item(w, was);
     item.set_string("type", "reasoning");
     // The summary as it was while its text is unchanged (its parts, or reasoning text
@@ -804,13 +792,13 @@ class ItemWriter {
       });
     }
     item.write();
-    push(buffer);
+    m_values.close();
   }
 
   const Message& m_m;
   Format m_target;
   const DropFn& m_drop;
-  std::vector<std::string>& m_values;
+  Records& m_values;
   bool m_same;
   bool m_used_original = false;
 };
@@ -837,7 +825,7 @@ std::string_view responses_item_bytes(const Message& message, Format target) {
 }
 
 void encode_responses_items(const Message& message, Format target, const DropFn& drop,
-                            std::vector<std::string>& values) {
+                            Records& values) {
   ItemWriter(message, target, drop, values).run();
 }
 

@@ -48,6 +48,6 @@ std::string_view responses_item_bytes(const Message& message, Format target);
 // message decoded from an item of this family keeps the item's members.
 void encode_responses_items(const Message& message, Format target,
                             const std::function<void(std::string_view)>& drop,
-                            std::vector<std::string>& values);
+                            Records& values);
 
 }  // namespace convo

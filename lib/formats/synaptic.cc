@@ -269,7 +269,7 @@ class SynapticEncoder final : public EncoderBase {
   explicit SynapticEncoder(LossReport& loss) : EncoderBase(Format::synaptic, loss) {}
 
  protected:
-  void encode(const Message& message, std::vector<std::string>& values) override {
+  void encode(const Message& message, Records& values) override {
     const JsonValue* original = same_format(message) ? message.json : nullptr;
     if (message.kind == Kind::remove) {
       rapidjson::StringBuffer buffer;
@@ -277,12 +277,12 @@ class SynapticEncoder final : public EncoderBase {
       ObjectWriter object(writer, original);
       object.set_string("role", "remove").set_string("id", message.id);
       object.write();
-      values.emplace_back(buffer.GetString(), buffer.GetSize());
+      values.add({buffer.GetString(), buffer.GetSize()});
       return;
     }
     if (message.kind != Kind::turn || message.role == Role::none) {
       if (original != nullptr) {
-        values.push_back(to_json(*original));
+        values.add(to_json(*original));
       } else {
         drop(record_noun(message), message);
       }
@@ -294,10 +294,10 @@ class SynapticEncoder final : public EncoderBase {
     }
     m_tool_names.note(message);
     auto rest = split_off_results(message, [&](const Block& result) {
-      values.push_back(tool_message(message, result));
+      values.add(tool_message(message, result));
     });
     if (rest) {
-      values.push_back(plain_message(message, original, *rest));
+      values.add(plain_message(message, original, *rest));
     }
   }
 

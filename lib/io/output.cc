@@ -26,27 +26,31 @@ void Output::flush_ready() {
     return;  // one incomplete conversation so far: it waits in memory
   }
   try {
-    emit(std::string_view(m_buffer.data(), m_complete));
+    emit(std::string_view(data(), m_complete));
   } catch (...) {
-    m_buffer.clear();  // never written twice by a later flush
+    m_buffer.Clear();  // never written twice by a later flush
     m_complete = 0;
     throw;
   }
-  m_buffer.erase(0, m_complete);
+  const std::size_t rest = m_buffer.GetSize() - m_complete;
+  std::memmove(data(), data() + m_complete, rest);
+  m_buffer.Pop(m_complete);
   m_complete = 0;
 }
 
 void Output::flush() {
   m_complete = 0;
-  if (m_buffer.empty()) {
+  if (m_buffer.GetSize() == 0) {
     return;
   }
-  // Clear first: if emit throws, nothing is written twice by a later flush.
-  std::string pending;
-  pending.swap(m_buffer);
+  // Cleared first (the bytes stay where they are until the next write): if emit
+  // throws, nothing is written twice by a later flush.
+  const std::string_view pending(data(), m_buffer.GetSize());
+  m_buffer.Clear();
   emit(pending);
-  pending.clear();
-  m_buffer.swap(pending);  // keep the capacity
+  if (m_buffer.stack_.GetCapacity() > k_keep_at_most) {
+    m_buffer.ShrinkToFit();
+  }
 }
 
 void Output::write_through(std::string_view bytes) {

@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <cstring>
 #include <string>
 #include <string_view>
+
+#include "json.h"
 
 namespace convo {
 
@@ -22,21 +25,29 @@ class Output {
       write_through(bytes);
       return;
     }
-    m_buffer.append(bytes);
-    if (m_buffer.size() >= k_flush_at && ready_to_flush()) {
-      flush_ready();
-    }
+    append(bytes);
+    wrote();
   }
   // Writes `line` and a LF.
   void write_line(std::string_view line) {
     if (line.size() >= k_flush_at && !m_holding) {
       write_through(line);
-      m_buffer.push_back('\n');
+      m_buffer.Put('\n');
       return;
     }
-    m_buffer.append(line);
-    m_buffer.push_back('\n');
-    if (m_buffer.size() >= k_flush_at && ready_to_flush()) {
+    append(line);
+    m_buffer.Put('\n');
+    wrote();
+  }
+
+  // --- Writing in place ---
+  // The buffer that holds what is not written out yet: an encoder appends its
+  // records there (`Records`) rather than building them elsewhere to be copied
+  // here. Nothing else may write to this output until `wrote`.
+  rapidjson::StringBuffer& buffer() { return m_buffer; }
+  // What was appended to `buffer()` is written: it goes out once enough is held.
+  void wrote() {
+    if (m_buffer.GetSize() >= k_flush_at && ready_to_flush()) {
       flush_ready();
     }
   }
@@ -49,14 +60,14 @@ class Output {
   // conversation that failed). `flush` still writes everything.
   void set_holding(bool on) {
     m_holding = on;
-    m_complete = m_buffer.size();
+    m_complete = m_buffer.GetSize();
   }
   bool holding() const { return m_holding; }
   // Everything written so far is complete: it may be written out.
   // While holding, the buffer is written out here once past the flush point (rather
   // than in the middle of a record, which would then be moved to the buffer's start).
   void mark_complete() {
-    m_complete = m_buffer.size();
+    m_complete = m_buffer.GetSize();
     if (m_holding && m_complete >= k_flush_at) {
       flush_ready();
     }
@@ -64,7 +75,7 @@ class Output {
   // While holding, drops what was written since the last `mark_complete`.
   void discard_incomplete() {
     if (m_holding) {
-      m_buffer.resize(std::min(m_complete, m_buffer.size()));
+      m_buffer.Pop(m_buffer.GetSize() - std::min(m_complete, m_buffer.GetSize()));
     }
   }
 
@@ -79,9 +90,19 @@ class Output {
   bool ready_to_flush() const { return !m_holding || m_complete >= k_flush_at; }
   // Flushes what is buffered, then hands `bytes` to the destination uncopied.
   void write_through(std::string_view bytes);
+  void append(std::string_view bytes) {
+    if (!bytes.empty()) {
+      std::memcpy(m_buffer.Push(bytes.size()), bytes.data(), bytes.size());
+    }
+  }
+  // What is buffered (the buffer's stack, without GetString's terminating NUL).
+  char* data() { return m_buffer.stack_.Bottom<char>(); }
 
   static constexpr std::size_t k_flush_at = std::size_t{1} << 18;
-  std::string m_buffer;
+  // A buffer grown past this by a long record (or the room reserved to escape a
+  // long string) is freed once flushed, so that memory stays flat.
+  static constexpr std::size_t k_keep_at_most = std::size_t{1} << 24;
+  rapidjson::StringBuffer m_buffer;
   bool m_holding = false;
   std::size_t m_complete = 0;  // while holding: bytes of m_buffer that are complete
 };
