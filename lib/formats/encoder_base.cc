@@ -16,6 +16,7 @@
 #include "formats/fields.h"
 #include "formats/json_out.h"
 #include "formats/responses_items.h"
+#include "formats/session_ids.h"
 #include "io/output.h"
 #include "utf8.h"
 
@@ -666,6 +667,9 @@ void EncoderBase::drop_unheld(const Message& message, bool in_body) {
           (what == "message ids" || what == "model names" || what == "stop reasons" ||
            what == "usage" || what.ends_with(" of response messages"))) {
         return;  // e.g. a Claude Code record's message is an Anthropic response message
+      }
+      if (m_format == Format::claude_code && what == "message ids" && is_uuid(message.id)) {
+        return;  // the record's uuid (a user message's too: Gemini CLI's ids are UUIDs)
       }
       if (in_body && (what == "message ids" || what == "model names" || what == "stop reasons" ||
                       what == "usage")) {
