@@ -422,6 +422,9 @@ class ClaudeCodeEncoder final : public EncoderBase {
     // message's), on its first record, so that it comes back as the message's id;
     // else one derived from the record.
     const bool own_uuid = first && is_uuid(m.id) && m_chain.source_uuids.insert(m.id).second;
+    if (first && is_uuid(m.id) && !own_uuid) {
+      drop("message ids", m);  // a UUID given already: encoder_base counts no other UUID id
+    }
     const std::string uuid =
         own_uuid ? m.id
                  : derived_uuid(fmt::format("record:{}:{}:{}:{}", file, position, type, content));
