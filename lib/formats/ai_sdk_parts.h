@@ -85,6 +85,7 @@ class UiMessageBuilder {
     std::string state;   // input-available, output-available or output-error
     std::string output;  // the result's text (output-available) or errorText
     std::string output_json;  // instead: the JSON value of an AI SDK `json` output
+    std::string provider;     // the call's callProviderMetadata (JSON), or empty
   };
 
   void start(const Message& message, std::string_view role);

@@ -150,6 +150,10 @@ void UiMessageBuilder::flush(Records& values) {
     write_string(w, part.state);
     w.Key("input");
     w.RawValue(part.input.data(), part.input.size(), rapidjson::kObjectType);
+    if (!part.provider.empty()) {
+      w.Key("callProviderMetadata");
+      w.RawValue(part.provider.data(), part.provider.size(), rapidjson::kObjectType);
+    }
     if (part.state == "output-available" && !part.output_json.empty()) {
       w.Key("output");
       w.RawValue(part.output_json.data(), part.output_json.size(), rapidjson::kObjectType);
@@ -270,6 +274,14 @@ void UiMessageBuilder::add_part(const Message& message, const Block& block, bool
       part.tool_name = block.name;
       part.input = text_of(input);
       part.state = "input-available";
+      if (has_provider_fields(block)) {
+        // A call's signature (Gemini's thought signature) or cache_control:
+        // convertToModelMessages makes it the tool-call part's providerOptions.
+        rapidjson::StringBuffer provider;
+        JsonWriter pw(provider);
+        write_provider_fields(pw, block);
+        part.provider = text_of(provider);
+      }
       return;
     }
     default:
