@@ -119,8 +119,9 @@ class AiSdkEncoder final : public EncoderBase {
       // other formats): a UIMessage's id and metadata, a ModelMessage's providerOptions.
       m_unmodelled_json = message.json;
       ai_sdk_unmodelled(message, [&](std::string_view what) {
-        // A UIMessage has an id, and holds a json output's value as it is.
-        if (m_shape == AiSdkShape::model || (what != "message ids" && what != "JSON tool outputs")) {
+        // A UIMessage has an id, and holds a json output's value as it is; a
+        // ModelMessage's want of an id is counted below, as for other formats.
+        if (what != "message ids" && (m_shape == AiSdkShape::model || what != "JSON tool outputs")) {
           drop(what, message);
         }
       });
