@@ -7,6 +7,7 @@
 
 #include "formats/ai_sdk_parts.h"
 #include "formats/fields.h"
+#include "formats/json_out.h"
 #include "formats/mapping.h"
 #include "formats/tool_turns.h"
 
@@ -79,6 +80,44 @@ std::optional<std::string> provider_signature(const JsonValue* options) {
     }
   }
   return std::nullopt;
+}
+
+void write_input(JsonWriter& w, const Block& call) {
+  if (call.input.empty() && call.input_value != nullptr) {
+    call.input_value->Accept(w);
+    return;
+  }
+  std::string_view text = call.input.empty() ? std::string_view("{}") : std::string_view(call.input);
+  if (!json_text_type(text)) {
+    write_string(w, text);
+  } else {
+    write_raw(w, text);
+  }
+}
+
+bool has_provider_fields(const Block& block) {
+  return (block.signature && !block.signature->empty()) || !block.cache_control.empty() ||
+         block.type == BlockType::redacted_thinking;
+}
+
+void write_provider_fields(JsonWriter& w, const Block& block) {
+  w.StartObject();
+  w.Key("anthropic");
+  w.StartObject();
+  if (block.signature && !block.signature->empty()) {
+    w.Key("signature");
+    write_string(w, *block.signature);
+  }
+  if (block.type == BlockType::redacted_thinking) {
+    w.Key("redactedData");
+    write_string(w, block.text);
+  }
+  if (!block.cache_control.empty()) {
+    w.Key("cacheControl");
+    write_raw(w, block.cache_control);
+  }
+  w.EndObject();
+  w.EndObject();
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // The ai-sdk encoder: ModelMessages for messages of every format, UIMessages for
 // the messages read as UIMessages (joined back into one when their tool parts were
-// read as several turns).
+// read as several turns); with --ai-sdk-shape, UIMessages from every message
+// (UiMessageBuilder, ai_sdk_ui_encode.cc) or ModelMessages from UIMessages too.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,48 +15,6 @@
 #include "io/output.h"
 
 namespace convo {
-
-namespace ai_sdk {
-
-void write_input(JsonWriter& w, const Block& call) {
-  if (call.input.empty() && call.input_value != nullptr) {
-    call.input_value->Accept(w);
-    return;
-  }
-  std::string_view text = call.input.empty() ? std::string_view("{}") : std::string_view(call.input);
-  if (!json_text_type(text)) {
-    write_string(w, text);
-  } else {
-    write_raw(w, text);
-  }
-}
-
-bool has_provider_fields(const Block& block) {
-  return (block.signature && !block.signature->empty()) || !block.cache_control.empty() ||
-         block.type == BlockType::redacted_thinking;
-}
-
-void write_provider_fields(JsonWriter& w, const Block& block) {
-  w.StartObject();
-  w.Key("anthropic");
-  w.StartObject();
-  if (block.signature && !block.signature->empty()) {
-    w.Key("signature");
-    write_string(w, *block.signature);
-  }
-  if (block.type == BlockType::redacted_thinking) {
-    w.Key("redactedData");
-    write_string(w, block.text);
-  }
-  if (!block.cache_control.empty()) {
-    w.Key("cacheControl");
-    write_raw(w, block.cache_control);
-  }
-  w.EndObject();
-  w.EndObject();
-}
-
-}  // namespace ai_sdk
 
 namespace {
 

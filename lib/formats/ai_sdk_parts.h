@@ -1,5 +1,6 @@
-// What the ai-sdk decoder and encoder share: how a part's media and tool output map
-// to blocks, so that the encoder can tell whether a part it read is unchanged.
+// What the ai-sdk decoder and encoders share: how a part's media and tool output map
+// to blocks, so that the encoder can tell whether a part it read is unchanged, and
+// how parts are written.
 #pragma once
 
 #include <functional>
@@ -45,7 +46,7 @@ Content output_value_content(const JsonValue& output);
 // The tool name of a UI tool part: `tool-NAME`'s NAME, else its `toolName`.
 std::string_view ui_tool_name(const JsonValue& part);
 
-// --- Writing (ai_sdk_encode.cc) ---
+// --- Writing ---
 
 // Writes a tool call's input as the JSON value it is; input text that is not JSON
 // is written as a string.
