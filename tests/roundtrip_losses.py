@@ -4,7 +4,8 @@
 For each file of ../shared/corpus in a format convo reads, and each other target
 format: `convert --to SOURCE` (the input as convo writes it in its own format) is
 compared, record by record as JSON, with `convert --to TARGET | convert --from
-TARGET --to SOURCE` (the round trip). Each differing JSON path, normalised (array
+TARGET --to SOURCE` (the round trip; a file of AI SDK UIMessages is written back
+with `--ai-sdk-shape ui`). Each differing JSON path, normalised (array
 indices dropped; an array element present on one side only is named by its "type",
 e.g. `message.content.thinking`, and so is each block of a content list present on
 one side only, e.g. `content.content.tool_reference`, a Gemini media part by the kind of block its
@@ -17,7 +18,9 @@ that are null, [] or {} count as absent, as do `"is_error": false`, the API's
 default, a LangChain message's `"example": false` (its default), an empty content
 string and a Chat tool call's `"type": "function"`; a content of one plain text block
 as its string, and a content string
-against a list of blocks as one text block; a request or response body's messages
+against a list of blocks as one text block; an AI SDK version 4 tool-invocation part
+as the tool-NAME part it stands for, and a UIMessage file part by the kind of block
+its media type makes; a request or response body's messages
 as records of their own, and so are a JSON array's messages; a document pretty-printed over many lines as one record),
 is excused only by a loss that one of the two conversions
 printed on stderr ("openai cannot hold thinking blocks (3), ...") and that covers
