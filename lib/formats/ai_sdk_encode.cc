@@ -53,7 +53,8 @@ class AiSdkEncoder final : public EncoderBase {
  public:
   explicit AiSdkEncoder(LossReport& loss)
       : EncoderBase(Format::ai_sdk, loss),
-        m_ui([this](std::string_view what, const Message& m) { drop(what, m); }) {}
+        m_ui([this](std::string_view what, const Message& m) { drop(what, m); }),
+        m_ui_side([this](std::string_view what, const Message& m) { drop(what, m); }) {}
 
   void configure(const EncodeOptions& options) override { m_shape = options.ai_sdk_shape; }
 
@@ -90,9 +91,8 @@ class AiSdkEncoder final : public EncoderBase {
       encode_ui(message, original, values);
       return;
     }
-    if (m_ui.open()) {
-      m_ui.flush(values);
-    }
+    m_ui_side.flush(values);
+    m_ui.flush(values);
     if (message.kind != Kind::turn || message.role == Role::none) {
       if (original != nullptr) {
         values.add(to_json(*original));
@@ -170,6 +170,7 @@ class AiSdkEncoder final : public EncoderBase {
 
   // The tool results held: one tool message; the UIMessage being built.
   void drain(Records& values) override {
+    m_ui_side.flush(values);
     m_ui.flush(values);
     if (m_results.empty()) {
       return;
@@ -751,11 +752,20 @@ class AiSdkEncoder final : public EncoderBase {
     if (!message.name.empty()) {
       drop("message names", message);
     }
+    // A subagent's messages (Claude Code's sidechain) come between a Task call and
+    // its result: they are UIMessages of their own, written while the turn that
+    // called the subagent waits for its result.
+    if (message.meta->is_sidechain) {
+      m_ui_side.add(message, values);
+      return;
+    }
+    m_ui_side.flush(values);  // the subagent is done when the main chain goes on
     m_ui.add(message, values);
   }
 
   AiSdkShape m_shape = AiSdkShape::as_read;
   UiMessageBuilder m_ui;
+  UiMessageBuilder m_ui_side;
   const JsonValue* m_unmodelled_json = nullptr;  // whose unmodelled members were counted
   ToolNames m_tool_names;
   std::string m_results;  // the tool-result parts of a run of result messages
