@@ -455,8 +455,9 @@ class ParallelRun {
 
 }  // namespace
 
-FormatWriter::FormatWriter(Output& out, std::optional<Format> to, LossReport& loss)
-    : m_out(out), m_to(to), m_loss(loss) {}
+FormatWriter::FormatWriter(Output& out, std::optional<Format> to, LossReport& loss,
+                           const EncodeOptions& options)
+    : m_out(out), m_to(to), m_loss(loss), m_options(options) {}
 
 FormatWriter::~FormatWriter() = default;
 
@@ -467,6 +468,7 @@ Encoder& FormatWriter::encoder_for(Format format) {
     }
   }
   m_encoders.emplace_back(format, format_info(format).make_encoder(m_loss));
+  m_encoders.back().second->configure(m_options);
   return *m_encoders.back().second;
 }
 
@@ -487,9 +489,9 @@ void FormatWriter::end_input() {
   }
 }
 
-SinkFactory format_sink(std::optional<Format> to) {
-  return [to](Output& out, LossReport& loss) -> std::unique_ptr<MessageSink> {
-    return std::make_unique<FormatWriter>(out, to, loss);
+SinkFactory format_sink(std::optional<Format> to, const EncodeOptions& options) {
+  return [to, options](Output& out, LossReport& loss) -> std::unique_ptr<MessageSink> {
+    return std::make_unique<FormatWriter>(out, to, loss, options);
   };
 }
 

@@ -53,7 +53,8 @@ class DiscardSink final : public MessageSink {
 // Encodes messages and writes them: in `to`, or in each message's own format.
 class FormatWriter final : public MessageSink {
  public:
-  FormatWriter(Output& out, std::optional<Format> to, LossReport& loss);
+  FormatWriter(Output& out, std::optional<Format> to, LossReport& loss,
+               const EncodeOptions& options = {});
   ~FormatWriter() override;
 
   void put(Message&& message) override;
@@ -66,6 +67,7 @@ class FormatWriter final : public MessageSink {
   Output& m_out;
   std::optional<Format> m_to;
   LossReport& m_loss;
+  EncodeOptions m_options;
   std::vector<std::pair<Format, std::unique_ptr<Encoder>>> m_encoders;
 };
 
@@ -93,8 +95,9 @@ using StageFactory = std::function<std::unique_ptr<StreamStage>()>;
 // captured, and must be thread-safe (an atomic counter).
 using SinkFactory = std::function<std::unique_ptr<MessageSink>(Output& out, LossReport& loss)>;
 
-// The sink of the subcommands that write transcripts: a FormatWriter for `to`.
-SinkFactory format_sink(std::optional<Format> to);
+// The sink of the subcommands that write transcripts: a FormatWriter for `to`,
+// its encoders configured with `options`.
+SinkFactory format_sink(std::optional<Format> to, const EncodeOptions& options = {});
 
 // Reads `paths`, runs every message through a stage made for its input, and gives
 // the result to a sink made for that input, writing to `out`.

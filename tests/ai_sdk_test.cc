@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "stages/convert.h"
 #include "test_util.h"
 
 using namespace convo;
@@ -85,4 +86,77 @@ TEST_CASE("messages from another format are written as ai-sdk model messages", "
         R"({"role":"tool","content":[{"type":"tool-result","toolCallId":"t1","toolName":"","output":{"type":"error-text","value":"ok"}}]})" "\n"
         R"({"role":"user","content":[{"type":"text","text":"Next?","providerOptions":{"anthropic":{"cacheControl":{"type":"ephemeral"}}}}]})" "\n");
   CHECK(result.warnings.empty());
+}
+
+// --- --ai-sdk-shape ---
+
+namespace {
+
+StageResult convert_shaped(const std::string& text, AiSdkShape shape) {
+  EncodeOptions options;
+  options.ai_sdk_shape = shape;
+  return run_stage_on(text, [] { return std::make_unique<PassThrough>(); },
+                      format_sink(Format::ai_sdk, options));
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+    lines.push_back(text.substr(start, end - start));
+  }
+  return lines;
+}
+
+const char* k_anthropic_turn =
+    R"({"role":"user","content":"Count the lines."})" "\n"
+    R"({"role":"assistant","content":[{"type":"thinking","thinking":"Use wc.","signature":"s1"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"wc -l a"}},{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"wc -l b"}}]})" "\n"
+    R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"3 a"},{"type":"tool_result","tool_use_id":"t2","content":"no such file","is_error":true}]})" "\n"
+    R"({"role":"assistant","content":[{"type":"text","text":"a has 3 lines."}]})" "\n";
+
+}  // namespace
+
+TEST_CASE("ai-sdk UI shape joins an assistant turn's calls, results and steps into one UIMessage",
+          "[ai-sdk]") {
+  StageResult result = convert_shaped(k_anthropic_turn, AiSdkShape::ui);
+  auto lines = lines_of(result.out);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0].find(R"("role":"user","parts":[{"type":"text","text":"Count the lines."}])") !=
+        std::string::npos);
+  CHECK(lines[1].find(
+            R"("role":"assistant","parts":[{"type":"step-start"},{"type":"reasoning","text":"Use wc.","providerMetadata":{"anthropic":{"signature":"s1"}}},)"
+            R"({"type":"tool-Bash","toolCallId":"t1","state":"output-available","input":{"command":"wc -l a"},"output":"3 a"},)"
+            R"({"type":"tool-Bash","toolCallId":"t2","state":"output-error","input":{"command":"wc -l b"},"errorText":"no such file"},)"
+            R"({"type":"step-start"},{"type":"text","text":"a has 3 lines."}]})") != std::string::npos);
+  // Ids are made, 16 characters, the same for the same input.
+  CHECK(lines[0].substr(0, 7) == R"({"id":")");
+  CHECK(lines[0][7 + 16] == '"');
+  CHECK(convert_shaped(k_anthropic_turn, AiSdkShape::ui).out == result.out);
+  CHECK(result.warnings.empty());
+}
+
+TEST_CASE("ai-sdk UI shape counts a tool result whose call is not in the turn", "[ai-sdk]") {
+  StageResult result = convert_shaped(
+      R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t9","content":"x"}]})" "\n",
+      AiSdkShape::ui);
+  CHECK(result.out.empty());
+  REQUIRE(result.warnings.size() == 1);
+  CHECK(result.warnings[0].find("tool results without their calls (1)") != std::string::npos);
+}
+
+TEST_CASE("ai-sdk model shape writes a UIMessage as ModelMessages, counting what they lack",
+          "[ai-sdk]") {
+  StageResult result = convert_shaped(k_ui, AiSdkShape::model);
+  auto lines = lines_of(result.out);
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0] == R"({"role":"assistant","content":[{"type":"text","text":"Calling."},)"
+                    R"({"type":"tool-call","toolCallId":"c1","toolName":"look","input":{"at":"y"}},)"
+                    R"({"type":"tool-call","toolCallId":"c2","toolName":"peek","input":{}}]})");
+  CHECK(lines[1].find(R"("role":"tool")") != std::string::npos);
+  CHECK(lines[2] == R"({"role":"assistant","content":[{"type":"text","text":"Done."}]})");
+  REQUIRE(result.warnings.size() == 1);
+  CHECK(result.warnings[0].find("message ids (1)") != std::string::npos);
+  CHECK(result.warnings[0].find("step-start blocks (1)") != std::string::npos);
+  // A UIMessage asked for as one is its own bytes.
+  CHECK(convert_shaped(k_ui, AiSdkShape::ui).out == k_ui);
 }

@@ -4,7 +4,8 @@
 For each file of ../shared/corpus in a format convo reads, and each other target
 format: `convert --to SOURCE` (the input as convo writes it in its own format) is
 compared, record by record as JSON, with `convert --to TARGET | convert --from
-TARGET --to SOURCE` (the round trip). Each differing JSON path, normalised (array
+TARGET --to SOURCE` (the round trip; a file of AI SDK UIMessages is written back
+with `--ai-sdk-shape ui`). Each differing JSON path, normalised (array
 indices dropped; an array element present on one side only is named by its "type",
 e.g. `message.content.thinking`, and so is each block of a content list present on
 one side only, e.g. `content.content.tool_reference`, a Gemini media part by the kind of block its
@@ -17,7 +18,9 @@ that are null, [] or {} count as absent, as do `"is_error": false`, the API's
 default, a LangChain message's `"example": false` (its default), an empty content
 string and a Chat tool call's `"type": "function"`; a content of one plain text block
 as its string, and a content string
-against a list of blocks as one text block; a request or response body's messages
+against a list of blocks as one text block; an AI SDK version 4 tool-invocation part
+as the tool-NAME part it stands for, and a UIMessage file part by the kind of block
+its media type makes; a request or response body's messages
 as records of their own, and so are a JSON array's messages; a document pretty-printed over many lines as one record),
 is excused only by a loss that one of the two conversions
 printed on stderr ("openai cannot hold thinking blocks (3), ...") and that covers
@@ -220,6 +223,9 @@ COVERS = {
     # Tool calls held apart from the content (Chat's tool_calls) come after it: a text
     # that followed a call comes back before it, one block moved past the other.
     "text after tool calls": {"text", "tool_use"},
+    # An AI SDK UIMessage tool part's output that is not a string (a JSON value the
+    # tool returned) is the text of a tool result elsewhere, and comes back as that text.
+    "json tool outputs": {"output"},
     # OpenAI Chat's `modalities` is Gemini's generationConfig.responseModalities.
     "modalities of request bodies": {"modalities", "response_modalities"},
 }
@@ -455,6 +461,28 @@ def is_session_meta(record):
             isinstance(record.get("payload"), dict))
 
 
+V4_TOOL_STATES = {"partial-call": "input-streaming", "call": "input-available",
+                  "result": "output-available"}
+
+
+def v5_tool_part(part):
+    """An AI SDK version 4 UIMessage's tool-invocation part as the tool-NAME part it
+    stands for today (the SDK's own migration; convo writes that, and names the
+    change "version 4 tool invocations"): `toolInvocation`'s call id, state, input
+    (`args`) and output (`result`) at the part's top level. Its `step` is what the
+    step-start parts say."""
+    invocation = part.get("toolInvocation") if isinstance(part, dict) else None
+    if part.get("type") != "tool-invocation" or not isinstance(invocation, dict) or \
+            not isinstance(invocation.get("toolName"), str):
+        return part
+    out = {"type": "tool-" + invocation["toolName"], "toolCallId": invocation.get("toolCallId"),
+           "state": V4_TOOL_STATES.get(invocation.get("state"), invocation.get("state")),
+           "input": invocation.get("input", invocation.get("args"))}
+    if "result" in invocation:
+        out["output"] = invocation["result"]
+    return out
+
+
 def tidy(value):
     """Drops what carries nothing: members that are null, [] or {} (not the one member
     of an array element: that names it), the
@@ -481,6 +509,8 @@ def tidy(value):
             if k == "content" and v == "":
                 continue  # no text, as null or absent says (an assistant turn of tool calls),
                 # also when spelled as one empty text block (the rule above)
+            if k == "parts" and isinstance(v, list) and "role" in value:
+                v = [v5_tool_part(p) for p in v]  # an AI SDK UIMessage's
             out[k] = v
         return out
     if isinstance(value, list):
@@ -497,6 +527,11 @@ def canon(value):
 
 def kind(value):
     if isinstance(value, dict):
+        if value.get("type") == "file" and isinstance(value.get("url"), str) and \
+                isinstance(value.get("mediaType"), str):
+            # An AI SDK UIMessage's file part: the kind of block its media type makes,
+            # as a Gemini media part's ("image blocks").
+            return media_kind(value["mediaType"])
         for key in ("type", "role", "kind"):
             if isinstance(value.get(key), str):
                 return value[key]
@@ -776,6 +811,12 @@ def check_file(binary, source, path):
         return []
     own_records, own_body = flatten(tidy(records(own)))
     own_records = [r for r in own_records if says_something(r)]
+    # A file of AI SDK UIMessages is written back as UIMessages (the writer's default
+    # for messages of other formats is ModelMessages).
+    shape_args = []
+    if source == "ai-sdk" and own_records and all(
+            isinstance(r, dict) and isinstance(r.get("parts"), list) for r in own_records):
+        shape_args = ["--ai-sdk-shape", "ui"]
     found = []
     for target in TARGETS:
         if target == source:
@@ -786,7 +827,8 @@ def check_file(binary, source, path):
         with tempfile.NamedTemporaryFile("w", suffix=".jsonl", encoding="utf-8") as tmp:
             tmp.write(there)
             tmp.flush()
-            rc, back, err2 = convo(binary, "convert", "--from", target, "--to", source, tmp.name)
+            rc, back, err2 = convo(binary, "convert", "--from", target, "--to", source,
+                                   *shape_args, tmp.name)
         if rc != 0:
             found.append((target, "<cannot read back>", None))
             continue
@@ -855,6 +897,8 @@ def blocks_excuse(record, named):
     inner = record.get("message") if isinstance(record, dict) else None
     inner = inner if isinstance(inner, dict) else record
     blocks = inner.get("content") if isinstance(inner, dict) else None
+    if blocks is None and isinstance(inner, dict) and isinstance(inner.get("parts"), list):
+        blocks = inner["parts"]  # an AI SDK UIMessage's
     if inner is record and isinstance(record, dict) and not blocks:
         # A message with no content (a refused reply: `"content": []`, a stop reason,
         # usage) whose every other member is a named loss: what came back is its role

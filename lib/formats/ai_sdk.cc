@@ -7,6 +7,7 @@
 
 #include "formats/ai_sdk_parts.h"
 #include "formats/fields.h"
+#include "formats/json_out.h"
 #include "formats/mapping.h"
 #include "formats/tool_turns.h"
 
@@ -79,6 +80,44 @@ std::optional<std::string> provider_signature(const JsonValue* options) {
     }
   }
   return std::nullopt;
+}
+
+void write_input(JsonWriter& w, const Block& call) {
+  if (call.input.empty() && call.input_value != nullptr) {
+    call.input_value->Accept(w);
+    return;
+  }
+  std::string_view text = call.input.empty() ? std::string_view("{}") : std::string_view(call.input);
+  if (!json_text_type(text)) {
+    write_string(w, text);
+  } else {
+    write_raw(w, text);
+  }
+}
+
+bool has_provider_fields(const Block& block) {
+  return (block.signature && !block.signature->empty()) || !block.cache_control.empty() ||
+         block.type == BlockType::redacted_thinking;
+}
+
+void write_provider_fields(JsonWriter& w, const Block& block) {
+  w.StartObject();
+  w.Key("anthropic");
+  w.StartObject();
+  if (block.signature && !block.signature->empty()) {
+    w.Key("signature");
+    write_string(w, *block.signature);
+  }
+  if (block.type == BlockType::redacted_thinking) {
+    w.Key("redactedData");
+    write_string(w, block.text);
+  }
+  if (!block.cache_control.empty()) {
+    w.Key("cacheControl");
+    write_raw(w, block.cache_control);
+  }
+  w.EndObject();
+  w.EndObject();
 }
 
 namespace {
@@ -677,9 +716,41 @@ void ai_sdk_unmodelled(const Message& message, const std::function<void(std::str
     unheld("provider options");
   }
   const bool ui = is_ui_message(*message.json);
-  if (const JsonValue* parts = find_member(*message.json, ui ? "parts" : "content");
-      parts != nullptr && parts_have_unmodelled_options(*parts, ui)) {
-    unheld("provider options");  // of its parts
+  const JsonValue* parts = find_member(*message.json, ui ? "parts" : "content");
+  if (parts != nullptr && parts_have_unmodelled_options(*parts, ui)) {
+    // Of its parts: a UIMessage's are its providerMetadata.
+    unheld(ui ? "provider metadata" : "provider options");
+  }
+  if (parts != nullptr && parts->IsArray()) {
+    bool v4 = false;
+    bool json_output = false;
+    for (const JsonValue& part : parts->GetArray()) {
+      if (!part.IsObject()) {
+        continue;
+      }
+      const JsonValue* output = nullptr;
+      if (!ui) {
+        // A ModelMessage's tool-result part: its json and error-json outputs' values.
+        const JsonValue* model_output = find_member(part, "output");
+        auto type = model_output != nullptr && model_output->IsObject()
+                        ? string_member(*model_output, "type").value_or("")
+                        : "";
+        output = type == "json" || type == "error-json" ? find_member(*model_output, "value") : nullptr;
+      } else if (const JsonValue* call = find_member(part, "toolInvocation");
+                 call != nullptr && call->IsObject()) {
+        v4 = true;  // version 4 keeps the call and its result in `toolInvocation`
+        output = find_member(*call, "result");
+      } else {
+        output = find_member(part, "output");
+      }
+      json_output = json_output || (output != nullptr && !output->IsString() && !output->IsNull());
+    }
+    if (v4) {
+      unheld("version 4 tool invocations");  // written again, by convo too, as tool-NAME parts
+    }
+    if (json_output) {
+      unheld("JSON tool outputs");  // a tool result's text elsewhere
+    }
   }
   if (auto id = string_member(*message.json, "id"); ui && id && !id->empty()) {
     unheld("message ids");  // a UIMessage's (a UI stream chunk's id names a part)

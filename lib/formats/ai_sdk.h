@@ -20,8 +20,10 @@
 // the turns the APIs expect (the calls, a tool message with the results, the rest)
 // and joined back into one UIMessage when written.
 //
-// Writing, a message read as a UIMessage is written as a UIMessage, every other
-// message as a ModelMessage.
+// Writing, by default (AiSdkShape::as_read) a message read as a UIMessage is written
+// as a UIMessage, every other message as a ModelMessage; `convert --ai-sdk-shape`
+// asks for UIMessages from messages of any format (ai_sdk_ui_encode.cc), or
+// ModelMessages from UIMessages too.
 #pragma once
 
 #include <functional>

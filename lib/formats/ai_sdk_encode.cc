@@ -1,6 +1,7 @@
 // The ai-sdk encoder: ModelMessages for messages of every format, UIMessages for
 // the messages read as UIMessages (joined back into one when their tool parts were
-// read as several turns).
+// read as several turns); with --ai-sdk-shape, UIMessages from every message
+// (UiMessageBuilder, ai_sdk_ui_encode.cc) or ModelMessages from UIMessages too.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,21 +19,6 @@ namespace convo {
 namespace {
 
 using namespace ai_sdk;
-
-// Writes a tool call's input as the JSON value it is; input text that is not JSON
-// is written as a string.
-void write_input(JsonWriter& w, const Block& call) {
-  if (call.input.empty() && call.input_value != nullptr) {
-    call.input_value->Accept(w);
-    return;
-  }
-  std::string_view text = call.input.empty() ? std::string_view("{}") : std::string_view(call.input);
-  if (!json_text_type(text)) {
-    write_string(w, text);
-  } else {
-    write_raw(w, text);
-  }
-}
 
 // True when `a` and `b` hold the same text and blocks (compared by what convo
 // models of them).
@@ -63,44 +49,50 @@ bool openai_file_id(const Block& block) {
          block.type != BlockType::image;
 }
 
-// `providerOptions` (or `providerMetadata`) for what a block from another format
-// carries that the AI SDK keeps per provider: Anthropic's signature, redacted data
-// and cache_control.
-bool has_provider_fields(const Block& block) {
-  return (block.signature && !block.signature->empty()) || !block.cache_control.empty() ||
-         block.type == BlockType::redacted_thinking;
-}
-
-void write_provider_fields(JsonWriter& w, const Block& block) {
-  w.StartObject();
-  w.Key("anthropic");
-  w.StartObject();
-  if (block.signature && !block.signature->empty()) {
-    w.Key("signature");
-    write_string(w, *block.signature);
-  }
-  if (block.type == BlockType::redacted_thinking) {
-    w.Key("redactedData");
-    write_string(w, block.text);
-  }
-  if (!block.cache_control.empty()) {
-    w.Key("cacheControl");
-    write_raw(w, block.cache_control);
-  }
-  w.EndObject();
-  w.EndObject();
-}
-
 class AiSdkEncoder final : public EncoderBase {
  public:
-  explicit AiSdkEncoder(LossReport& loss) : EncoderBase(Format::ai_sdk, loss) {}
+  explicit AiSdkEncoder(LossReport& loss)
+      : EncoderBase(Format::ai_sdk, loss),
+        m_ui([this](std::string_view what, const Message& m) { drop(what, m); }),
+        m_ui_side([this](std::string_view what, const Message& m) { drop(what, m); }) {}
+
+  void configure(const EncodeOptions& options) override { m_shape = options.ai_sdk_shape; }
 
  protected:
+  // A message read in the other shape than the one asked for.
+  bool reshapes(const Message& message) const override {
+    if (m_shape == AiSdkShape::as_read || message.origin != Format::ai_sdk ||
+        message.json == nullptr || !message.json->IsObject() || message.kind != Kind::turn ||
+        message.role == Role::none) {
+      return false;
+    }
+    return is_ui_message(*message.json) != (m_shape == AiSdkShape::ui);
+  }
+
   void encode(const Message& message, Records& values) override {
     if (!m_results.empty() && !joins_results(message)) {
       drain(values);
     }
-    const JsonValue* original = same_format(message) ? message.json : nullptr;
+    const bool reshaped = reshapes(message);
+    if (reshaped && message.json != m_unmodelled_json) {
+      // What the other shape has no place for (drop_unheld counts it for messages of
+      // other formats): a UIMessage's id and metadata, a ModelMessage's providerOptions.
+      m_unmodelled_json = message.json;
+      ai_sdk_unmodelled(message, [&](std::string_view what) {
+        // A UIMessage has an id, and holds a json output's value as it is; a
+        // ModelMessage's want of an id is counted below, as for other formats.
+        if (what != "message ids" && (m_shape == AiSdkShape::model || what != "JSON tool outputs")) {
+          drop(what, message);
+        }
+      });
+    }
+    const JsonValue* original = same_format(message) && !reshaped ? message.json : nullptr;
+    if (m_shape == AiSdkShape::ui && (original == nullptr || !is_ui_message(*original))) {
+      encode_ui(message, original, values);
+      return;
+    }
+    m_ui_side.flush(values);
+    m_ui.flush(values);
     if (message.kind != Kind::turn || message.role == Role::none) {
       if (original != nullptr) {
         values.add(to_json(*original));
@@ -176,8 +168,10 @@ class AiSdkEncoder final : public EncoderBase {
     }
   }
 
-  // The tool results held: one tool message.
+  // The tool results held: one tool message; the UIMessage being built.
   void drain(Records& values) override {
+    m_ui_side.flush(values);
+    m_ui.flush(values);
     if (m_results.empty()) {
       return;
     }
@@ -192,9 +186,18 @@ class AiSdkEncoder final : public EncoderBase {
     const JsonValue& root = container.source->doc;
     std::vector<std::string> elements;
     Records values;
+    // What is held back (the UIMessage being built from other messages) goes before
+    // a UIMessage read as one, and at the end.
+    auto add_drained = [&] {
+      values.clear();
+      drain(values);
+      for (std::string_view value : values) {
+        elements.emplace_back(value);
+      }
+    };
     for (std::size_t i = 0; i < held.size();) {
       const JsonValue* json = held[i].json;
-      if (json == nullptr || !json->IsObject() || !is_ui_message(*json)) {
+      if (json == nullptr || !json->IsObject() || !is_ui_message(*json) || reshapes(held[i])) {
         values_of(held[i], values);
         for (std::string_view value : values) {
           elements.emplace_back(value);
@@ -202,6 +205,7 @@ class AiSdkEncoder final : public EncoderBase {
         ++i;
         continue;
       }
+      add_drained();
       std::vector<const Message*> turns;
       bool changed = false;
       for (; i < held.size() && held[i].json == json; ++i) {
@@ -210,6 +214,7 @@ class AiSdkEncoder final : public EncoderBase {
       }
       elements.push_back(changed ? ui_message(json, turns) : to_json(*json));
     }
+    add_drained();
     if (!root.IsArray()) {
       for (const std::string& element : elements) {
         out.write_line(element);
@@ -335,10 +340,16 @@ class AiSdkEncoder final : public EncoderBase {
     return text_of(buffer);
   }
 
+  // True when `block` is written as the JSON it was read from: a ModelMessage's part,
+  // written as one.
+  bool own_json(const Message& m, const Block& block) const {
+    return keeps_own_json(m, block, Format::ai_sdk) && !reshapes(m);
+  }
+
   // Whether `block` has a part in a ModelMessage of `role`, and what it loses there.
-  static BlockFit fit(const Message& m, const Block& block, std::string_view role) {
+  BlockFit fit(const Message& m, const Block& block, std::string_view role) const {
     BlockFit out;
-    if (keeps_own_json(m, block, Format::ai_sdk)) {
+    if (own_json(m, block)) {
       return out;
     }
     switch (block.type) {
@@ -372,7 +383,7 @@ class AiSdkEncoder final : public EncoderBase {
   }
 
   void write_model_part(JsonWriter& w, const Message& m, const Block& block, std::string_view role) {
-    if (keeps_own_json(m, block, Format::ai_sdk) && block.json->IsObject()) {
+    if (own_json(m, block) && block.json->IsObject()) {
       ObjectWriter object(w, block.json);
       switch (block.type) {
         case BlockType::text:
@@ -721,6 +732,41 @@ class AiSdkEncoder final : public EncoderBase {
     object.write();
   }
 
+  // --- UIMessage from any format (--ai-sdk-shape ui) ---
+
+  void encode_ui(const Message& message, const JsonValue* original, Records& values) {
+    if (message.kind != Kind::turn || message.role == Role::none) {
+      if (original != nullptr) {
+        m_ui.flush(values);
+        values.add(to_json(*original));
+      } else {
+        drop(record_noun(message), message);
+      }
+      return;
+    }
+    if (message.role == Role::function || message.role == Role::custom) {
+      drop(message.role == Role::custom ? "messages with custom roles" : "legacy function messages",
+           message);
+      return;
+    }
+    if (!message.name.empty()) {
+      drop("message names", message);
+    }
+    // A subagent's messages (Claude Code's sidechain) come between a Task call and
+    // its result: they are UIMessages of their own, written while the turn that
+    // called the subagent waits for its result.
+    if (message.meta->is_sidechain) {
+      m_ui_side.add(message, values);
+      return;
+    }
+    m_ui_side.flush(values);  // the subagent is done when the main chain goes on
+    m_ui.add(message, values);
+  }
+
+  AiSdkShape m_shape = AiSdkShape::as_read;
+  UiMessageBuilder m_ui;
+  UiMessageBuilder m_ui_side;
+  const JsonValue* m_unmodelled_json = nullptr;  // whose unmodelled members were counted
   ToolNames m_tool_names;
   std::string m_results;  // the tool-result parts of a run of result messages
 };

@@ -236,6 +236,9 @@ bool all_tool_results(const Content& content) {
 }  // namespace
 
 void EncoderBase::write(Message&& message, Output& out) {
+  if (!message.modified && reshapes(message)) {
+    message.modified = true;
+  }
   if (m_reply) {
     if (joins_reply(message)) {
       join_reply(std::move(message));

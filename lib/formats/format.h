@@ -158,11 +158,26 @@ Message begin_contained(const std::shared_ptr<Container>& container, const Locat
 // subtype its reader gave it ("subagent meta records"), else "unknown records".
 std::string record_noun(const Message& message);
 
+// The shape the ai-sdk writer gives messages (`convert --ai-sdk-shape`).
+enum class AiSdkShape : std::uint8_t {
+  as_read,  // a message read as a UIMessage stays one, every other is a ModelMessage
+  ui,       // UIMessages, from messages of any format
+  model,    // ModelMessages, also for messages read as UIMessages
+};
+
+// Choices a writer takes beside its format; each says which format it is for, and
+// the others' writers ignore it.
+struct EncodeOptions {
+  AiSdkShape ai_sdk_shape = AiSdkShape::as_read;
+};
+
 // Turns messages into JSON values of one format. `EncoderBase` below does the parts
 // every format shares; a format implements `encode`.
 class Encoder {
  public:
   virtual ~Encoder() = default;
+  // Takes the options of the run, before the first `write`. The default ignores them.
+  virtual void configure(const EncodeOptions& options) { (void)options; }
   // Writes `message`: its original bytes when it is unchanged and of this format,
   // otherwise its encoding.
   virtual void write(Message&& message, Output& out) = 0;
@@ -178,6 +193,14 @@ class EncoderBase : public Encoder {
   void finish(Output& out) final;
 
  protected:
+  // True when `message`, unchanged and of this format, is still written anew rather
+  // than as its own bytes or JSON: the options ask for another shape than the one it
+  // was read in (ai-sdk's UIMessage or ModelMessage). `write` then treats it as
+  // modified.
+  virtual bool reshapes(const Message& message) const {
+    (void)message;
+    return false;
+  }
   // Appends to `values` the compact JSON of each record `message` becomes in this
   // format: usually one, none when the format cannot hold it (after reporting the
   // loss), several when the format splits it (OpenAI tool results).
