@@ -113,6 +113,7 @@ bool HeldRecords::compact(const Message& record) const {
 }
 
 void HeldRecords::hold(Message&& record) {
+  static_assert(sizeof(Held) == 48, "a held record is 48 bytes (held_records.h)");
   if (m_records.empty()) {
     m_file = record.where.file;
   }
