@@ -94,6 +94,7 @@ struct InputTally {
       m_inner.put_conversation(std::move(conversation));
     }
     void end_input() override { m_inner.end_input(); }
+    MessageSink& target() override { return m_inner.target(); }
 
    private:
     MessageSink& m_inner;

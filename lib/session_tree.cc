@@ -1,81 +1,134 @@
 #include "session_tree.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
+#include <unordered_map>
 
 namespace convo {
 
+TreeNode tree_node(const Message& record) {
+  TreeNode node;
+  const RecordMeta& e = *record.meta;
+  node.uuid = e.uuid;
+  node.parent_uuid = e.parent_uuid;
+  node.timestamp = record.timestamp;
+  node.is_turn = record.is_turn();
+  node.is_assistant_turn = node.is_turn && record.role == Role::assistant;
+  if (node.is_assistant_turn) {
+    node.message_id = e.message_id;
+  }
+  node.is_sidechain = e.is_sidechain;
+  node.is_message_record = record.record_type == "user" || record.record_type == "assistant";
+  node.is_compact_boundary = record.kind == Kind::event && e.subtype == "compact_boundary";
+  node.carries_tool_result = node.is_turn && record.role == Role::user && record.has_tool_results();
+  return node;
+}
+
 namespace {
 
-bool is_compact_boundary(const Message& record) {
-  return record.kind == Kind::event && record.meta->subtype == "compact_boundary";
-}
+class MessageTreeRecords final : public TreeRecords {
+ public:
+  explicit MessageTreeRecords(const std::vector<Message>& records) : m_records(records) {}
+  std::size_t size() const override { return m_records.size(); }
+  TreeNode node(std::size_t index) const override { return tree_node(m_records[index]); }
+  std::string_view uuid(std::size_t index) const override { return m_records[index].meta->uuid; }
 
-// A user or assistant record (Claude Code's messages), whatever it carries.
-bool is_message_record(const Message& record) {
-  return record.record_type == "user" || record.record_type == "assistant";
-}
-
-bool carries_tool_result(const Message& record) {
-  return record.is_turn() && record.role == Role::user && record.has_tool_results();
-}
+ private:
+  const std::vector<Message>& m_records;
+};
 
 }  // namespace
 
 SessionTree::SessionTree(const std::vector<Message>& records)
+    : SessionTree(std::make_unique<MessageTreeRecords>(records)) {}
+
+SessionTree::SessionTree(std::unique_ptr<TreeRecords> records) : SessionTree(*records) {
+  m_own_records = std::move(records);
+}
+
+SessionTree::SessionTree(const TreeRecords& records)
     : m_records(records),
       m_parent(records.size(), k_none),
       m_first_child(records.size(), k_none),
       m_next_sibling(records.size(), k_none) {
-  m_index.reserve(records.size());
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const RecordMeta& e = *records[i].meta;
+  const std::size_t n = records.size();
+  std::size_t slots = 16;
+  while (slots < 2 * n) {
+    slots *= 2;
+  }
+  m_slots.assign(slots, 0);
+  const std::size_t mask = slots - 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    TreeNode e = records.node(i);
     if (e.uuid.empty()) {
       continue;
     }
-    auto [it, added] = m_index.emplace(e.uuid, i);
-    if (!added) {
-      m_duplicates.emplace_back(i, it->second);
-      it->second = i;  // as Claude Code's map of records: the last one wins
+    m_has_uuid = true;
+    std::size_t slot = std::hash<std::string_view>{}(e.uuid) & mask;
+    for (; m_slots[slot] != 0; slot = (slot + 1) & mask) {
+      std::size_t earlier = m_slots[slot] - 1;
+      if (records.uuid(earlier) == e.uuid) {
+        m_duplicates.emplace_back(i, earlier);
+        break;  // as Claude Code's map of records: the last one wins
+      }
     }
+    m_slots[slot] = static_cast<Index>(i + 1);
     if (!e.is_sidechain) {
       m_all_sidechain = false;
     }
   }
-  if (m_index.empty()) {
+  if (!m_has_uuid) {
     return;
   }
-  m_response_start = response_starts(records);
-  m_next_piece.assign(records.size(), k_none);
-  std::vector<std::size_t> last_piece(records.size(), k_none);  // response start -> last so far
-  for (std::size_t i = 0; i < records.size(); ++i) {
+  // The records of one response (tool_links.h's response_starts, over nodes).
+  m_response_start.resize(n);
+  {
+    std::unordered_map<std::string_view, std::size_t> first;
+    for (std::size_t i = 0; i < n; ++i) {
+      TreeNode e = records.node(i);
+      m_response_start[i] = static_cast<Index>(i);
+      if (e.is_assistant_turn && !e.message_id.empty()) {
+        m_response_start[i] = static_cast<Index>(first.try_emplace(e.message_id, i).first->second);
+      }
+    }
+  }
+  m_next_piece.assign(n, k_none);
+  std::vector<std::size_t> last_piece(n, k_none);  // response start -> last so far
+  for (std::size_t i = 0; i < n; ++i) {
     std::size_t start = m_response_start[i];
     if (start != i) {
-      m_next_piece[last_piece[start] == k_none ? start : last_piece[start]] = i;
+      m_next_piece[last_piece[start] == k_none ? start : last_piece[start]] = static_cast<Index>(i);
     }
     last_piece[start] = i;
   }
   // Children are linked last to first, so that each list ends up in file order.
-  for (std::size_t i = records.size(); i-- > 0;) {
-    const RecordMeta& e = *records[i].meta;
+  for (std::size_t i = n; i-- > 0;) {
+    TreeNode e = records.node(i);
     if (e.uuid.empty() || e.parent_uuid.empty()) {
       continue;
     }
     m_linked = true;
     if (auto parent = find(e.parent_uuid)) {
-      m_parent[i] = *parent;
+      m_parent[i] = static_cast<Index>(*parent);
       m_next_sibling[i] = m_first_child[*parent];
-      m_first_child[*parent] = i;
+      m_first_child[*parent] = static_cast<Index>(i);
     }
   }
 }
 
 std::optional<std::size_t> SessionTree::find(std::string_view uuid) const {
-  auto it = m_index.find(uuid);
-  if (it == m_index.end()) {
+  if (!m_has_uuid || uuid.empty()) {
     return std::nullopt;
   }
-  return it->second;
+  const std::size_t mask = m_slots.size() - 1;
+  for (std::size_t slot = std::hash<std::string_view>{}(uuid) & mask; m_slots[slot] != 0;
+       slot = (slot + 1) & mask) {
+    if (m_records.uuid(m_slots[slot] - 1) == uuid) {
+      return m_slots[slot] - 1;
+    }
+  }
+  return std::nullopt;
 }
 
 std::vector<std::size_t> SessionTree::main_thread() const {
@@ -88,9 +141,9 @@ std::vector<std::size_t> SessionTree::main_thread() const {
   // The leaf: the last record on the main side that is in the chain. A record with
   // a uuid and no parent that is not a message (a tool_use_summary) stands apart.
   for (std::size_t i = m_records.size(); i-- > 0;) {
-    const RecordMeta& e = *m_records[i].meta;
+    TreeNode e = m_records.node(i);
     if (!e.uuid.empty() && e.is_sidechain == m_all_sidechain &&
-        (!e.parent_uuid.empty() || m_records[i].is_turn())) {
+        (!e.parent_uuid.empty() || e.is_turn)) {
       return with_records_below(thread_from(i));
     }
   }
@@ -102,11 +155,11 @@ std::vector<std::size_t> SessionTree::with_records_below(std::vector<std::size_t
   // are not messages (attachments, system records) hanging below it.
   std::size_t last = chain.size();
   for (std::size_t position = chain.size(); position-- > 0;) {
-    const Message& record = m_records[chain[position]];
-    if (is_compact_boundary(record)) {
+    TreeNode record = m_records.node(chain[position]);
+    if (record.is_compact_boundary) {
       return chain;
     }
-    if (is_message_record(record)) {
+    if (record.is_message_record) {
       last = position;
       break;
     }
@@ -127,7 +180,7 @@ std::vector<std::size_t> SessionTree::with_records_below(std::vector<std::size_t
   for (std::size_t head = 0; head < queue.size(); ++head) {
     for (std::size_t child = m_first_child[queue[head]]; child != k_none;
          child = m_next_sibling[child]) {
-      if (taken[child] || is_message_record(m_records[child])) {
+      if (taken[child] || m_records.node(child).is_message_record) {
         continue;
       }
       taken[child] = true;
@@ -136,7 +189,7 @@ std::vector<std::size_t> SessionTree::with_records_below(std::vector<std::size_t
     }
   }
   std::stable_sort(below.begin(), below.end(), [&](std::size_t a, std::size_t b) {
-    return m_records[a].timestamp < m_records[b].timestamp;
+    return m_records.node(a).timestamp < m_records.node(b).timestamp;
   });
   chain.resize(last + 1);
   chain.insert(chain.end(), below.begin(), below.end());
@@ -152,7 +205,7 @@ std::vector<std::vector<std::size_t>> SessionTree::sidechain_threads() const {
   std::vector<std::size_t> root_of(m_records.size(), k_none);
   std::vector<std::size_t> roots;  // in order of appearance
   for (std::size_t i = 0; i < m_records.size(); ++i) {
-    const RecordMeta& e = *m_records[i].meta;
+    TreeNode e = m_records.node(i);
     if (e.uuid.empty() || !e.is_sidechain) {
       continue;
     }
@@ -186,7 +239,7 @@ std::vector<std::size_t> SessionTree::thread_from(std::size_t leaf) const {
     chain.push_back(current);
     // A compact boundary starts the conversation the model sees; the summary that
     // follows it stands in for everything before.
-    if (is_compact_boundary(m_records[current])) {
+    if (m_records.node(current).is_compact_boundary) {
       break;
     }
     current = m_parent[current];
@@ -202,8 +255,8 @@ std::vector<std::size_t> SessionTree::thread_from(std::size_t leaf) const {
   std::vector<std::size_t> responses;      // first pieces, in order of that position
   for (std::size_t position = 0; position < chain.size(); ++position) {
     std::size_t record = chain[position];
-    const Message& m = m_records[record];
-    if (!m.is_turn() || m.role != Role::assistant || m.meta->message_id.empty()) {
+    TreeNode m = m_records.node(record);
+    if (!m.is_assistant_turn || m.message_id.empty()) {
       continue;
     }
     if (last_on_chain.empty()) {
@@ -234,7 +287,7 @@ std::vector<std::size_t> SessionTree::thread_from(std::size_t leaf) const {
       }
       for (std::size_t child = m_first_child[piece]; child != k_none;
            child = m_next_sibling[child]) {
-        if (!taken[child] && carries_tool_result(m_records[child])) {
+        if (!taken[child] && m_records.node(child).carries_tool_result) {
           pending.push_back(child);
         }
       }

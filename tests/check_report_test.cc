@@ -106,6 +106,37 @@ TEST_CASE("a run reporting only secret rules checks no conversation, so it strea
   CHECK(tally.files == 1);
 }
 
+TEST_CASE("check reports the links of records held off every thread", "[check]") {
+  // With --group-by file, records off the threads checked are never made messages;
+  // their uuids and parent links still count for duplicate-uuid and dangling-parent.
+  const std::string text =
+      test::cc_user("a1", "", R"("first")") +
+      test::cc_line("progress", "a2", "missing", R"("data":{})") +
+      test::cc_user("a3", "a1", R"("x")") + test::cc_user("a3", "a1", R"("again")") +
+      test::cc_user("a4", "gone", R"("dangling")") + test::cc_user("b1", "", R"("second")") +
+      test::cc_assistant("b2", "b1", "msg_b", R"([{"type":"text","text":"two"}])");
+  auto run = [&](bool as_bytes) {
+    StreamOptions stream;
+    stream.inputs = {"session.jsonl"};
+    stream.read.on_error = OnError::keep;
+    CheckTally tally;
+    auto shared = std::shared_ptr<CheckTally>(&tally, [](CheckTally*) {});
+    StringOutput out;
+    NullDiagnostics diagnostics;
+    ReportOptions options;
+    run_stream(
+        stream, [as_bytes] { return make_check_stage(GroupBy::file, as_bytes); },
+        check_report_sink(options, shared), out, diagnostics,
+        [&](const std::string&) { return memory_source(text); });
+    return out.str();
+  };
+  std::string held = run(true);
+  CHECK(held == run(false));
+  // (dangling-parent is decided across the run's inputs: golden case
+  // check/group-by-file-checks-the-links-of-records-off-the-thread)
+  CHECK(held.find("session.jsonl:4: warning: duplicate-uuid") != std::string::npos);
+}
+
 TEST_CASE("check reports the same with records held as their bytes", "[check]") {
   // Claude Code records are held as their bytes until the API view uses them
   // (slim_for_api): every session of the corpus is reported as when held whole.

@@ -502,41 +502,28 @@ std::span<const CheckRule> check_rules() {
   return k_rules;
 }
 
-void InputCheck::conversation(std::vector<Message> records) {
+void InputCheck::conversation(std::vector<Message> records, std::span<const RecordLink> held) {
   // The file's integrity, across conversations: a resumed session's first record
-  // points into the session before it, in the same file.
+  // points into the session before it, in the same file. The links of records held
+  // without a Message come in line order among the records'.
+  auto link = held.begin();
+  auto note_held_before = [&](std::uint64_t line) {
+    for (; link != held.end() && link->where.line < line; ++link) {
+      note_link(link->uuid, link->parent, link->where);
+    }
+  };
   for (const Message& record : records) {
+    note_held_before(record.where.line);
     if (record.kind == Kind::invalid) {
       m_problems.push_back(Problem{
           record.where, "malformed-line",
           record.content.text.empty() ? std::string("not a valid record") : record.content.text});
       continue;
     }
-    const RecordMeta& e = *record.meta;
-    std::uint32_t uuid = k_no_uuid;
-    if (!e.uuid.empty()) {
-      uuid = intern(e.uuid);
-      Uuid& entry = m_uuids[uuid];
-      if (!entry.is_record) {
-        entry.is_record = true;
-        entry.line = record.where.line;
-        ++m_record_uuids;
-      } else {
-        m_problems.push_back(
-            Problem{record.where, "duplicate-uuid",
-                    fmt::format("uuid {} is used again (first at line {})", e.uuid, entry.line)});
-      }
-    }
-    if (!e.parent_uuid.empty() || !e.uuid.empty()) {
-      // Roots too: with a uuid used twice, the first record's parent is the one.
-      std::uint32_t parent = e.parent_uuid.empty() ? k_no_uuid : intern(e.parent_uuid);
-      if (uuid != k_no_uuid && m_uuids[uuid].first_link == k_no_uuid) {
-        m_uuids[uuid].first_link = static_cast<std::uint32_t>(m_links.size());
-      }
-      m_links.push_back(Link{uuid, parent, record.where});
-    }
+    note_link(record.meta->uuid, record.meta->parent_uuid, record.where);
     invalid_utf8(record);
   }
+  note_held_before(UINT64_MAX);
   CheckOptions options = m_options;
   if (options.by_format) {
     auto first = std::find_if(records.begin(), records.end(),
@@ -552,6 +539,32 @@ void InputCheck::conversation(std::vector<Message> records) {
   bool tool_messages = options.target == CheckTarget::openai;
   for (const ApiConversation& view : api_view(std::move(records), view_options, tool_messages)) {
     checker.conversation(view);
+  }
+}
+
+void InputCheck::note_link(std::string_view uuid_text, std::string_view parent_uuid,
+                           const Location& where) {
+  std::uint32_t uuid = k_no_uuid;
+  if (!uuid_text.empty()) {
+    uuid = intern(uuid_text);
+    Uuid& entry = m_uuids[uuid];
+    if (!entry.is_record) {
+      entry.is_record = true;
+      entry.line = where.line;
+      ++m_record_uuids;
+    } else {
+      m_problems.push_back(
+          Problem{where, "duplicate-uuid",
+                  fmt::format("uuid {} is used again (first at line {})", uuid_text, entry.line)});
+    }
+  }
+  if (!parent_uuid.empty() || !uuid_text.empty()) {
+    // Roots too: with a uuid used twice, the first record's parent is the one.
+    std::uint32_t parent = parent_uuid.empty() ? k_no_uuid : intern(parent_uuid);
+    if (uuid != k_no_uuid && m_uuids[uuid].first_link == k_no_uuid) {
+      m_uuids[uuid].first_link = static_cast<std::uint32_t>(m_links.size());
+    }
+    m_links.push_back(Link{uuid, parent, where});
   }
 }
 

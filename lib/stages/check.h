@@ -17,6 +17,7 @@
 
 #include "conversation.h"
 #include "error.h"
+#include "held_records.h"
 #include "message.h"
 #include "pipeline.h"
 
@@ -70,8 +71,9 @@ class InputCheck {
   explicit InputCheck(CheckOptions options) : m_options(options) {}
 
   // Checks one conversation: its records as read, in file order, bad records kept as
-  // Kind::invalid.
-  void conversation(std::vector<Message> records);
+  // Kind::invalid; `held`, in file order, are the links of records of it that are
+  // not among `records` (held_records.h: records off every thread).
+  void conversation(std::vector<Message> records, std::span<const RecordLink> held = {});
   // The input ended: every problem found, ordered by line. With `links`, parent links
   // that name no record of this input are put there, with the input's uuids, instead
   // of being reported as dangling-parent.
@@ -101,6 +103,8 @@ class InputCheck {
   std::string_view uuid_text(std::uint32_t id) const {
     return std::string_view(m_uuid_bytes).substr(m_uuids[id].offset, m_uuids[id].size);
   }
+  // A record's uuid and parentUuid, for duplicate-uuid, dangling-parent and cycles.
+  void note_link(std::string_view uuid, std::string_view parent_uuid, const Location& where);
   // Message text that is not valid UTF-8 (normalize-for-api refuses to write it).
   void invalid_utf8(const Message& record);
   // parentUuid links that lead back to their own record.

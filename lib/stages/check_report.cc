@@ -65,7 +65,7 @@ void write_problem(Output& out, const ReportOptions& options, const Problem& p,
   out.write_line(std::string_view(buffer.GetString(), buffer.GetSize()));
 }
 
-class CheckReport final : public MessageSink, public ProblemSink {
+class CheckReport final : public MessageSink, public ProblemSink, public HeldLinksSink {
  public:
   CheckReport(Output& out, const ReportOptions& options, std::shared_ptr<CheckTally> tally)
       : m_out(out),
@@ -83,6 +83,8 @@ class CheckReport final : public MessageSink, public ProblemSink {
   }
   // Problems found before the check stage slimmed the records (secrets, budgets).
   void add_problem(Problem&& problem) override { m_extra.push_back(std::move(problem)); }
+  // The links of the records of the next conversation that it leaves out.
+  void put_held_links(std::vector<RecordLink>&& links) override { m_held_links = std::move(links); }
   void put_conversation(std::vector<Message>&& conversation) override {
     if (!conversation.empty()) {
       note_name(conversation.front());
@@ -94,7 +96,8 @@ class CheckReport final : public MessageSink, public ProblemSink {
     if (m_options.budgets.any()) {
       check_budgets(conversation, m_options.budgets, m_extra);
     }
-    m_check.conversation(std::move(conversation));
+    m_check.conversation(std::move(conversation), m_held_links);
+    std::vector<RecordLink>().swap(m_held_links);
   }
   void end_input() override {
     check();
@@ -173,6 +176,7 @@ class CheckReport final : public MessageSink, public ProblemSink {
   Output& m_out;
   const ReportOptions& m_options;
   InputCheck m_check;
+  std::vector<RecordLink> m_held_links;
   std::shared_ptr<CheckTally> m_tally;
   std::vector<Message> m_held;
   std::vector<Problem> m_extra;

@@ -9,6 +9,7 @@
 #include "formats/anthropic.h"
 #include "formats/anthropic_blocks.h"
 #include "formats/claude_code_api.h"
+#include "held_records.h"
 #include "io/output.h"
 #include "session_tree.h"
 #include "stages/api_repairs.h"
@@ -619,7 +620,8 @@ class ApiViewStage final : public StreamStage {
  public:
   ApiViewStage(ConversationStage::SplitFunction function, GroupBy group_by, bool keep_bytes,
                bool as_bytes)
-      : m_inner(std::move(function), group_by),
+      : m_function(function),
+        m_inner(std::move(function), group_by),
         m_keep_bytes(keep_bytes),
         // Held as bytes only where a conversation is a whole file of sessions, most of
         // whose records are off the thread written or checked. A session's records are
@@ -629,12 +631,38 @@ class ApiViewStage final : public StreamStage {
 
   void push(Message&& message, MessageSink& next) override {
     slim_for_api(message, m_keep_bytes, m_as_bytes);
-    m_inner.push(std::move(message), next);
+    if (m_as_bytes) {
+      m_held.hold(std::move(message));  // the conversation is the input: held compactly
+    } else {
+      m_inner.push(std::move(message), next);
+    }
   }
-  void finish(MessageSink& next) override { m_inner.finish(next); }
+  void finish(MessageSink& next) override {
+    if (!m_as_bytes) {
+      m_inner.finish(next);
+      return;
+    }
+    if (m_held.empty()) {
+      return;
+    }
+    // Only the records the threads use become `Message`s; check is told the links
+    // of the others, which its file integrity rules read.
+    auto* links_sink = dynamic_cast<HeldLinksSink*>(&next.target());
+    std::vector<RecordLink> links;
+    std::vector<Message> records = m_held.take_used(links_sink != nullptr ? &links : nullptr);
+    if (links_sink != nullptr) {
+      links_sink->put_held_links(std::move(links));
+    }
+    for (std::vector<Message>& part : m_function(std::move(records))) {
+      next.put_conversation(std::move(part));
+    }
+    m_held.clear();  // after the sink read the links' views
+  }
 
  private:
+  ConversationStage::SplitFunction m_function;
   ConversationStage m_inner;
+  HeldRecords m_held;
   bool m_keep_bytes;
   bool m_as_bytes;
 };

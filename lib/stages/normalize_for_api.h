@@ -143,7 +143,10 @@ void slim_for_api(Message& record, bool keep_bytes = true, bool as_bytes = false
 
 // A whole-conversation stage for work on the API view: records slimmed as they
 // arrive (slim_for_api with `keep_bytes` and `as_bytes`), grouped into
-// conversations by `group_by`, each given to `function`.
+// conversations by `group_by`, each given to `function`. With `as_bytes` and
+// GroupBy::file, records are held compactly (held_records.h) and `function` gets
+// only those the session tree's threads use (`HeldRecords::take_used`); a sink that
+// is a `HeldLinksSink` (check's report) is told the links of the others first.
 std::unique_ptr<StreamStage> make_api_view_stage(ConversationStage::SplitFunction function,
                                                  GroupBy group_by, bool keep_bytes = true,
                                                  bool as_bytes = false);
