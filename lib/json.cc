@@ -22,7 +22,7 @@ namespace convo {
 
 // Bytes of zeros kept after the text of an in-place parse, so that the string scan
 // below may load 16 bytes at any position up to the terminating NUL.
-constexpr std::size_t k_parse_padding = 16;
+constexpr std::size_t k_parse_padding = k_json_parse_padding;
 
 // The stream of parse_json and parse_json_prefix: a type of its own, so that the
 // reader scans its strings byte by byte rather than with RapidJSON's SSE2 scan for
@@ -34,16 +34,35 @@ struct StrictStringStream : rapidjson::StringStream {
   explicit StrictStringStream(const char* text) : rapidjson::StringStream(text) {}
 };
 
-#ifdef __SSE2__
 // The stream of an in-place parse whose text is followed by k_parse_padding
 // readable bytes. A type of its own, so that the reader takes the string scan
 // specialised for it below rather than its own for InsituStringStream.
+//
+// With `out` (parse_json_apart), strings are written there rather than over the
+// text, which is then only read. The reader asks for the place to write at
+// (`PutBegin`) just after a string's opening quote, and for where a number starts
+// (to read it there: DepthLimitedHandler converts numbers, keeping no pointer to
+// them), which is never after a quote.
 struct PaddedInsituStream : rapidjson::InsituStringStream {
-  explicit PaddedInsituStream(char* text) : rapidjson::InsituStringStream(text) {}
+  explicit PaddedInsituStream(char* text, char* out = nullptr)
+      : rapidjson::InsituStringStream(text), m_out(out) {}
+
+  char* PutBegin() {
+    const bool string = m_out != nullptr && src_ != head_ && src_[-1] == '"';
+    return dst_ = string ? m_out : src_;
+  }
+  std::size_t PutEnd(char* begin) {
+    if (m_out != nullptr && begin == m_out) {
+      m_out = dst_;
+    }
+    return static_cast<std::size_t>(dst_ - begin);
+  }
+  // Where the next string apart goes: past the ones written.
+  char* out() const { return m_out; }
+
+ private:
+  char* m_out;
 };
-#else
-using PaddedInsituStream = rapidjson::InsituStringStream;
-#endif
 
 namespace {
 
@@ -72,12 +91,12 @@ struct rapidjson::StreamTraits<convo::StrictStringStream> {
   enum { copyOptimization = 1 };
 };
 
-#ifdef __SSE2__
 template <>
 struct rapidjson::StreamTraits<convo::PaddedInsituStream> {
   enum { copyOptimization = 1 };
 };
 
+#ifdef __SSE2__
 // Copies (or, before the first escape, skips) a string's bytes up to the next
 // quote, backslash or control character, 16 at a time. RapidJSON's own version
 // goes byte by byte to a 16-byte boundary before each SIMD run (its input may end
@@ -570,6 +589,31 @@ bool parse_json_in_place(std::string& text, JsonDoc& doc) {
     return false;
   }
   // What follows the value must be whitespace up to the real end (not a NUL).
+  const char* end = text.data() + text.size();
+  for (const char* p = stream.src_; p < end; ++p) {
+    if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+      return false;
+    }
+  }
+  return stream.src_ <= end;
+}
+
+bool parse_json_apart(std::string_view text, char* out, JsonDoc& doc, std::size_t& written) {
+  // Only read: the stream's pointers are not const because in place they write.
+  char* const begin = const_cast<char*>(text.data());
+  PaddedInsituStream stream(begin, out);
+  rapidjson::ParseResult result;
+  auto generator = [&](JsonDoc& target) {
+    DepthLimitedHandler<JsonDoc> handler(target);
+    JsonReader reader;
+    result = reader.Parse<k_parse_flags | rapidjson::kParseInsituFlag>(stream, handler);
+    return !result.IsError();
+  };
+  doc.Populate(generator);
+  written = static_cast<std::size_t>(stream.out() - out);
+  if (result.IsError()) {
+    return false;
+  }
   const char* end = text.data() + text.size();
   for (const char* p = stream.src_; p < end; ++p) {
     if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {

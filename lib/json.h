@@ -334,6 +334,20 @@ std::optional<bool> json_object_as_written(std::string_view text);
 // `text` is not one JSON value; parse a pristine copy with `parse_json` to learn why.
 bool parse_json_in_place(std::string& text, JsonDoc& doc);
 
+// Bytes of zeros an in-place parse needs after its text (`parse_json_apart`'s
+// input; `reserve_parse_padding` makes room for them in a std::string).
+inline constexpr std::size_t k_json_parse_padding = 16;
+
+// Like `parse_json_in_place`, but leaves `text` as it is: the parser reads it and
+// writes the strings it unescapes to `out` instead, one after another, each ended
+// by a NUL; `out` must outlive `doc`. `text` must be followed by
+// `k_json_parse_padding` zero bytes in memory, and `out` have room for `text.size()
+// + k_json_parse_padding` bytes (the strings never take more than the text). For a
+// record of hundreds of MB kept as it was read: its strings are not a copy of the
+// whole record. Stores in `written` the bytes written to `out`; false as
+// `parse_json_in_place`.
+bool parse_json_apart(std::string_view text, char* out, JsonDoc& doc, std::size_t& written);
+
 // Makes room in `text` for `size` bytes and what parse_json_in_place adds after
 // them, so that it need not move them: call before filling `text`.
 void reserve_parse_padding(std::string& text, std::size_t size);

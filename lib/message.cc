@@ -101,7 +101,7 @@ bool Content::empty() const {
 
 std::string Content::joined_text() const {
   if (form == Form::string) {
-    return text;
+    return text.str();
   }
   std::string out;
   for (const Block& block : blocks) {
@@ -195,7 +195,7 @@ std::string Block::input_json() const {
   return "{}";
 }
 
-Block Block::make_text(std::string text) {
+Block Block::make_text(Text text) {
   Block block;
   block.type = BlockType::text;
   block.type_name = "text";

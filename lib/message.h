@@ -60,26 +60,67 @@ std::string_view kind_name(Kind kind);
 
 struct Source;
 
-// The bytes of a media source: a string of its own, or a view into the parsed
-// record it was decoded from, which it keeps alive. Base64 images are most of the
-// bytes of some logs (59% of a Codex session's Responses items): a decoder borrows
-// them rather than copying them, and a writer writes them from there. Reads as a
-// std::string_view; assigning a std::string gives it its own copy.
-class MediaBytes {
+// A string of its own, or a view into the parsed record it was decoded from, which
+// it keeps alive: a message's text (`Content::text`, `Block::text`) and a media
+// source's bytes. A 500 MB tool result is then held once, in the parsed record,
+// not a second time as the message's text; base64 images (59% of a Codex
+// session's Responses items) likewise. Reads as a std::string_view (==, size,
+// empty, find, ...); assigning a std::string gives it its own copy, and `edit()`
+// gives the string to change (copying a borrowed view first).
+class Text {
  public:
-  MediaBytes() = default;
-  MediaBytes(std::string text) : m_value(std::move(text)) {}  // NOLINT(google-explicit-constructor)
-  MediaBytes& operator=(std::string text) {
+  // Strings this long or longer are borrowed by `share`, shorter ones copied: a
+  // short text copied lets its record's parsed JSON go when a stage drops it (a
+  // whole conversation held keeps only what it reads), and a long one is most of
+  // its record anyway. The long-line size of io/record_reader.h.
+  static constexpr std::size_t k_borrow_at = std::size_t{1} << 20;
+
+  Text() = default;
+  Text(std::string text) : m_value(std::move(text)) {}  // NOLINT(google-explicit-constructor)
+  Text(std::string_view text) : m_value(std::string(text)) {}  // NOLINT(google-explicit-constructor)
+  Text(const char* text) : m_value(std::string(text)) {}  // NOLINT(google-explicit-constructor)
+  Text& operator=(std::string text) {
     m_value = std::move(text);
     return *this;
   }
+  Text& operator=(std::string_view text) {
+    m_value.emplace<std::string>(text);
+    return *this;
+  }
+  Text& operator=(const char* text) { return *this = std::string_view(text); }
+
   // Views `bytes`, which `owner` holds (a record's parsed JSON), instead of copying them.
   void borrow(std::string_view bytes, std::shared_ptr<const Source> owner) {
     m_value = Borrowed{bytes, std::move(owner)};
   }
+  // `bytes` (a string of `owner`'s, or of nothing when it is null): borrowed when
+  // `k_borrow_at` bytes or longer and owned, else copied.
+  void share(std::string_view bytes, const std::shared_ptr<const Source>& owner) {
+    if (owner != nullptr && bytes.size() >= k_borrow_at) {
+      borrow(bytes, owner);
+    } else {
+      *this = bytes;
+    }
+  }
   // Empties it and gives back its memory (or its hold on the record).
   void release() { m_value.emplace<std::string>(); }
+  void clear() { release(); }
   bool borrowed() const { return m_value.index() == 1; }
+  // The string, to change: a borrowed view is copied first.
+  std::string& edit() {
+    if (const auto* borrowed = std::get_if<Borrowed>(&m_value)) {
+      std::string copy(borrowed->bytes);
+      m_value = std::move(copy);
+    }
+    return std::get<std::string>(m_value);
+  }
+
+  // Moves the string out, leaving it empty (a borrowed view is copied).
+  std::string take() {
+    std::string out = std::move(edit());
+    release();
+    return out;
+  }
 
   std::string_view view() const {
     if (const auto* own = std::get_if<std::string>(&m_value)) {
@@ -91,20 +132,57 @@ class MediaBytes {
   std::string str() const { return std::string(view()); }
   const char* data() const { return view().data(); }
   std::size_t size() const { return view().size(); }
+  std::size_t length() const { return size(); }
   bool empty() const { return view().empty(); }
+  char front() const { return view().front(); }
+  char back() const { return view().back(); }
+  char operator[](std::size_t i) const { return view()[i]; }
   bool starts_with(std::string_view prefix) const { return view().starts_with(prefix); }
+  bool ends_with(std::string_view suffix) const { return view().ends_with(suffix); }
+  std::size_t find(std::string_view what, std::size_t from = 0) const { return view().find(what, from); }
+  std::size_t find(char c, std::size_t from = 0) const { return view().find(c, from); }
+  std::size_t rfind(std::string_view what, std::size_t from = std::string_view::npos) const {
+    return view().rfind(what, from);
+  }
+  std::size_t rfind(char c, std::size_t from = std::string_view::npos) const {
+    return view().rfind(c, from);
+  }
+  std::size_t find_first_not_of(std::string_view chars, std::size_t from = 0) const {
+    return view().find_first_not_of(chars, from);
+  }
+  std::size_t find_last_not_of(std::string_view chars,
+                               std::size_t from = std::string_view::npos) const {
+    return view().find_last_not_of(chars, from);
+  }
+  std::size_t find_first_of(std::string_view chars, std::size_t from = 0) const {
+    return view().find_first_of(chars, from);
+  }
+  std::string_view substr(std::size_t from, std::size_t count = std::string_view::npos) const {
+    return view().substr(from, count);
+  }
   std::string_view::const_iterator begin() const { return view().begin(); }
   std::string_view::const_iterator end() const { return view().end(); }
-  friend bool operator==(const MediaBytes& a, const MediaBytes& b) { return a.view() == b.view(); }
-  friend bool operator==(const MediaBytes& a, std::string_view b) { return a.view() == b; }
+  friend bool operator==(const Text& a, const Text& b) { return a.view() == b.view(); }
+  friend bool operator==(const Text& a, std::string_view b) { return a.view() == b; }
+  friend bool operator==(const Text& a, const std::string& b) { return a.view() == b; }
+  friend bool operator==(const Text& a, const char* b) { return a.view() == b; }
+  friend auto operator<=>(const Text& a, const Text& b) { return a.view() <=> b.view(); }
+  friend std::string operator+(std::string a, const Text& b) { return a.append(b.view()); }
+  friend std::string operator+(const Text& a, std::string_view b) { return a.str().append(b); }
 
  private:
   struct Borrowed {
     std::string_view bytes;
     std::shared_ptr<const Source> owner;
   };
-  std::variant<std::string, Borrowed> m_value;
+  // 33 bytes of 40: a member declared [[no_unique_address]] Text lets the next
+  // members (a one-byte enum) take the other 7, so that a Text costs no more room
+  // than the std::string it replaced.
+  [[no_unique_address]] std::variant<std::string, Borrowed> m_value;
 };
+
+// The bytes of a media source (base64 data, a URL, ...).
+using MediaBytes = Text;
 
 // Where a media block's bytes are.
 struct MediaSource {
@@ -161,8 +239,9 @@ struct Block;
 // blocks, remembering which it was so a writer keeps a string a string.
 struct Content {
   enum class Form : std::uint8_t { absent, null, string, blocks };
+  // (`text` first: `form` takes a byte of its padding.)
+  [[no_unique_address]] Text text;  // when `form == string`
   Form form = Form::string;
-  std::string text;           // when `form == string`
   std::vector<Block> blocks;  // when `form == blocks`
 
   bool is_string() const { return form == Form::string; }
@@ -176,9 +255,11 @@ struct Content {
 
 // One content block. Fields that do not apply to `type` are empty.
 struct Block {
+  // (`text` first: `type` and `is_error` take bytes of its padding.)
+  [[no_unique_address]] Text text;  // text; thinking text; redacted_thinking data
   BlockType type = BlockType::text;
+  std::optional<bool> is_error;  // tool_result; nullopt when the source did not say
   std::string type_name;  // the "type" string as written in the source, e.g. "web_search_tool_result"
-  std::string text;       // text; thinking text; redacted_thinking data
   std::optional<std::string> signature;  // thinking signature
   std::string id;           // tool_use/server_tool_use id; tool_result: the tool_use_id it answers
   std::string name;         // tool name (tool_use; tool_result when the format has it)
@@ -188,7 +269,6 @@ struct Block {
   std::string input;
   const JsonValue* input_value = nullptr;
   Content result;           // tool_result content
-  std::optional<bool> is_error;  // tool_result; nullopt when the source did not say
   MediaSource source;       // image/document/audio/video/file
   std::string cache_control;  // JSON text of an Anthropic cache_control marker, or empty
   // The block's JSON in its source format. Members the decoder does not model are
@@ -200,7 +280,7 @@ struct Block {
   // The tool_use input as JSON text ("{}" when there is none).
   std::string input_json() const;
 
-  static Block make_text(std::string text);
+  static Block make_text(Text text);
   static Block make_tool_use(std::string id, std::string name, std::string input_json);
   static Block make_tool_result(std::string tool_use_id, Content content,
                                 std::optional<bool> is_error = std::nullopt);
@@ -473,6 +553,10 @@ struct Source {
   // (in-situ parsing: no string is copied twice); `doc`'s strings point into it.
   // Empty when `doc` owns its strings.
   std::string text;
+  // For a long record (io/record_reader.h), the strings the parser unescaped,
+  // written apart from the record's bytes, which it read without copying them
+  // (`parse_json_apart`); `doc`'s strings point into it, and `text` is empty.
+  Bytes strings;
   JsonAllocator allocator;
   JsonDoc doc;
 

@@ -137,3 +137,28 @@ TEST_CASE("strict turns the first loss into an error at its line", "[claude-code
     CHECK(error.code() == ExitCode::input);
   }
 }
+
+TEST_CASE("a long tool result and a long text borrow from the parsed record", "[claude-code]") {
+  // A 500 MB tool result is held once, in the record's parsed strings, not again as
+  // the message's text; short texts are copies of their own.
+  std::string output;
+  while (output.size() < 2 * Text::k_borrow_at) {  // 10 bytes escaped, 7 read
+    output += R"(ok \"x\"\n)";
+  }
+  const std::string text = R"({"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_1","type":"tool_result","content":")" +
+                           output + R"("},{"type":"text","text":")" + output +
+                           R"("},{"type":"text","text":"short"}]},"uuid":"u5"})" "\n" +
+                           R"({"type":"user","message":{"role":"user","content":")" + output +
+                           R"("},"uuid":"u6"})" "\n";
+  auto messages = read_messages(text, k_claude_code);
+  REQUIRE(messages.size() == 2);
+  const auto& blocks = messages[0].content.blocks;
+  REQUIRE(blocks.size() == 3);
+  CHECK(blocks[0].result.text.borrowed());
+  CHECK(blocks[0].result.text.starts_with("ok \"x\"\nok"));
+  CHECK(blocks[1].text.borrowed());
+  CHECK(blocks[1].text == blocks[0].result.text);
+  CHECK_FALSE(blocks[2].text.borrowed());
+  CHECK(messages[1].content.text.borrowed());
+  CHECK(messages[1].content.text == blocks[0].result.text);
+}

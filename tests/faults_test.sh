@@ -51,13 +51,15 @@ line=$(printf '{"role":"user","content":"%02000d"}' 0)
 grep -q '^convo: <stdin>:[0-9]*: out of memory' oom.err ||
   fail "out of memory without its place: $(head -c 300 oom.err)"
 
-# A 20 MB record re-encoded under a 150 MB address space: the JSON writer's
-# buffer runs out (it wrote through a null pointer: exit 139).
-python3 -c "open('huge.jsonl','w').write('{\"role\":\"user\",\"content\":\"' + 'a' * 20000000 + '\"}\\n')"
+# A 30 MB record re-encoded under a 150 MB address space: the JSON writer's
+# buffer runs out (it wrote through a null pointer: exit 139). 30 MB, not 20: a
+# long line's strings are no longer a copy of the whole line, and
+# normalize-for-api wrote 20 MB in the space.
+python3 -c "open('huge.jsonl','w').write('{\"role\":\"user\",\"content\":\"' + 'a' * 30000000 + '\"}\\n')"
 for sub in "convert --to anthropic" "normalize-for-api" "split-blocks"; do
   # shellcheck disable=SC2086
   (ulimit -v 150000; "$convo" $sub huge.jsonl >/dev/null 2>huge.err; echo $? >huge.code)
-  [ "$(cat huge.code)" = 5 ] || fail "$sub on a 20 MB line under 150 MB: exit $(cat huge.code), want 5"
+  [ "$(cat huge.code)" = 5 ] || fail "$sub on a 30 MB line under 150 MB: exit $(cat huge.code), want 5"
   grep -q '^convo: huge.jsonl:1: out of memory' huge.err || fail "$sub out of memory without its place"
 done
 rm -f huge.jsonl

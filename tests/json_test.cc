@@ -555,3 +555,48 @@ TEST_CASE("find_invalid_utf8 finds the first bad byte wherever it falls in the 6
     }
   }
 }
+
+namespace {
+
+// `text` parsed by parse_json_apart from a padded copy, which it must leave as it
+// was: the document as JSON, or nullopt when the parse fails.
+std::optional<std::string> parsed_apart(std::string_view text) {
+  std::string padded(text);
+  padded.append(k_json_parse_padding, '\0');
+  const std::string before = padded;
+  std::vector<char> out(text.size() + k_json_parse_padding, '\x7f');
+  JsonDoc doc;
+  std::size_t written = 0;
+  bool ok = parse_json_apart(std::string_view(padded.data(), text.size()), out.data(), doc, written);
+  CHECK(padded == before);  // only read
+  CHECK(written <= text.size());
+  if (!ok) {
+    return std::nullopt;
+  }
+  return to_json(doc);
+}
+
+}  // namespace
+
+TEST_CASE("parse_json_apart reads as parse_json does and leaves its text as it was",
+          "[json]") {
+  for (std::string_view text : {
+           R"({"a":"plain","b":"esc\"aped\\ \n\t\u00e9\ud83d\ude00","c":[1,-2.5,1e300,true,null]})",
+           R"(["",{"":""},"x"])",
+           R"(  {"k" : "v" , "n" : 12345678901234567890 , "o" : {"deep":["s",0]}}  )",
+           R"("a root string")",
+           R"(42)",
+           R"({"long":"0123456789abcdef0123456789abcdef0123456789abcdef","t":"\"\"\"\""})",
+       }) {
+    INFO(text);
+    JsonDoc expected;
+    REQUIRE_FALSE(parse_json(text, expected));
+    auto got = parsed_apart(text);
+    REQUIRE(got);
+    CHECK(*got == to_json(expected));
+  }
+  for (std::string_view bad : {R"({"a":"b")", R"({"a":"b"} x)", R"({"a":"\x"})", "{\"a\":\"\x01\"}"}) {
+    INFO(bad);
+    CHECK_FALSE(parsed_apart(bad));
+  }
+}

@@ -230,3 +230,77 @@ TEST_CASE("a boxed shared pointer reads and compares as the shared_ptr it holds"
   boxed.reset();
   CHECK(boxed == nullptr);
 }
+
+TEST_CASE("a text reads as a string, owns or borrows, and is changed through edit()",
+          "[message]") {
+  auto record = std::make_shared<Source>();
+  record->text = "hello, world";
+  const std::string_view words = record->text;
+
+  Text own = std::string("hello");
+  CHECK_FALSE(own.borrowed());
+  CHECK(own == "hello");
+  CHECK(own == std::string("hello"));
+  CHECK(std::string("hello") == own);
+  CHECK(own.size() == 5);
+  CHECK(own.find('l') == 2);
+  CHECK(own.substr(1, 3) == "ell");
+  CHECK(own.starts_with("he"));
+  CHECK(own.back() == 'o');
+
+  Text text;
+  text.borrow(words.substr(0, 5), record);
+  CHECK(text.borrowed());
+  CHECK(text.data() == words.data());  // a view, not a copy
+  CHECK(text == own);
+  CHECK(std::string_view(text) == "hello");
+
+  // Copies borrow too, and keep the record alive.
+  std::weak_ptr<const Source> alive = record;
+  record.reset();
+  Text copy = text;
+  text.release();
+  CHECK(text.empty());
+  REQUIRE_FALSE(alive.expired());
+  CHECK(copy.borrowed());
+  CHECK(copy == "hello");
+
+  // A write copies the view first: the record is then let go.
+  copy.edit() += "!";
+  CHECK_FALSE(copy.borrowed());
+  CHECK(copy == "hello!");
+  CHECK(alive.expired());
+
+  Text taken = std::string("moved");
+  std::string out = taken.take();
+  CHECK(out == "moved");
+  CHECK(taken.empty());
+}
+
+TEST_CASE("a text shares what is long and copies what is short", "[message]") {
+  auto record = std::make_shared<Source>();
+  record->text.assign(Text::k_borrow_at, 'x');
+  record->text += "short";
+  const std::string_view all = record->text;
+
+  Text text;
+  text.share(all.substr(0, Text::k_borrow_at), record);
+  CHECK(text.borrowed());
+  CHECK(text.data() == all.data());
+  CHECK(text.size() == Text::k_borrow_at);
+
+  text.share(all.substr(Text::k_borrow_at), record);
+  CHECK_FALSE(text.borrowed());
+  CHECK(text == "short");
+
+  text.share(all, nullptr);  // nothing to hold: a copy
+  CHECK_FALSE(text.borrowed());
+  CHECK(text.size() == all.size());
+
+  // Taken out of a borrowed text: a copy, the text left empty.
+  text.share(all, record);
+  std::string taken = text.take();
+  CHECK(taken.size() == all.size());
+  CHECK(text.empty());
+  CHECK_FALSE(text.borrowed());
+}

@@ -156,3 +156,37 @@ TEST_CASE("a lone surrogate escape is read as U+FFFD and the raw bytes are kept"
   CHECK(records[0].raw == "{\"a\":\"cut \\ud83d\"}");
   CHECK(view_of(records[0].source->doc["a"]) == "cut \xEF\xBF\xBD");
 }
+
+TEST_CASE("a long line is parsed from its bytes, which stay as read, its strings apart",
+          "[io]") {
+  // Escapes of every kind, keys, numbers and empty strings, past 1 MB.
+  std::string body;
+  while (body.size() < (2u << 20)) {
+    body += R"(line \"quoted\"\tand \\ a path\u00e9\n)";
+  }
+  const std::string line = R"({"n":-12.5,"":"","text":")" + body + R"(","list":[1,"two",{"k":"v"}]})";
+  auto records = read_all("{\"a\":1}\n" + line + "\n{\"a\":3}\n");
+  REQUIRE(records.size() == 3);
+  const Record& record = records[1];
+  REQUIRE(record.ok());
+  CHECK(record.raw == line);
+  CHECK(record.source->text.empty());  // no copy of the line
+  CHECK(record.source->strings.size() < line.size());
+  JsonDoc expected;
+  REQUIRE_FALSE(parse_json(line, expected));
+  CHECK(to_json(record.source->doc) == to_json(expected));
+  CHECK(records[2].where.line == 3);
+}
+
+TEST_CASE("a long bad line or one with a lone surrogate is read as any line", "[io]") {
+  const std::string body(2u << 20, 'z');
+  auto records = read_all(R"({"a":")" + body + R"(\ud800"})" + "\n" + R"({"a":")" + body + "\"x}\n");
+  REQUIRE(records.size() == 2);
+  REQUIRE(records[0].ok());
+  CHECK(records[0].lone_surrogates == 1);
+  CHECK(view_of(records[0].source->doc["a"]).ends_with("z\xEF\xBF\xBD"));
+  CHECK_FALSE(records[1].ok());
+  CHECK(records[1].raw == R"({"a":")" + body + "\"x}");
+  CHECK(records[1].where.line == 2);
+  CHECK(records[1].where.column == body.size() + 8);
+}

@@ -57,10 +57,10 @@ void decode_block(const JsonValue& value, const std::string& path,
   }
   if (*type == "text") {
     block.type = BlockType::text;
-    block.text = std::string(required_string(value, "text", path, "text block"));
+    block.text.share(required_string(value, "text", path, "text block"), owner);
   } else if (*type == "thinking") {
     block.type = BlockType::thinking;
-    block.text = std::string(required_string(value, "thinking", path, "thinking block"));
+    block.text.share(required_string(value, "thinking", path, "thinking block"), owner);
     if (auto signature = optional_string(value, "signature", path)) {
       block.signature = std::string(*signature);
     }

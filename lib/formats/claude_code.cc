@@ -83,7 +83,7 @@ void decode_record(const JsonValue& object, const std::string& path, Message& me
     message.meta.edit().tool_use_id = string_or_empty(object, "toolUseID", path);
     if (auto content = optional_string(object, "content", path)) {
       message.content.form = Content::Form::string;
-      message.content.text = std::string(*content);
+      message.content.text.share(*content, message.source);
     }
   } else if (t == "progress") {
     message.kind = Kind::progress;

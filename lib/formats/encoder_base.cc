@@ -200,7 +200,7 @@ bool item_joins_reply(const Message& reply, const Message& item) {
 void append_reply_item(Message& reply, Message&& item) {
   auto as_blocks = [](Content& content) {
     if (!content.is_blocks()) {
-      std::string text = std::move(content.text);
+      Text text = std::move(content.text);
       bool had_text = content.form == Content::Form::string;
       content = Content{};
       content.form = Content::Form::blocks;

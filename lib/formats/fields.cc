@@ -134,7 +134,7 @@ void decode_content_list(const JsonValue* value, const std::string& path,
   }
   if (value->IsString()) {
     out.form = Content::Form::string;
-    out.text = std::string(view_of(*value));
+    out.text.share(view_of(*value), owner);
     return;
   }
   if (!value->IsArray()) {
@@ -155,7 +155,7 @@ std::optional<std::string_view> begin_block(const JsonValue& element, const std:
   if (element.IsString()) {
     // A bare string in a content list (Claude Code logs, LangChain): text.
     block.type = BlockType::text;
-    block.text = std::string(view_of(element));
+    block.text.share(view_of(element), owner);
     return std::nullopt;
   }
   if (!element.IsObject()) {
@@ -192,7 +192,7 @@ void content_to_blocks(Content& content) {
   if (content.form == Content::Form::blocks) {
     return;
   }
-  std::string text = std::move(content.text);
+  Text text = std::move(content.text);
   content.text.clear();
   content.form = Content::Form::blocks;
   if (!text.empty()) {

@@ -377,8 +377,9 @@ class GeminiCliEncoder final : public EncoderBase {
     bool all_text = std::all_of(blocks.begin(), blocks.end(),
                                 [](const Block* b) { return b->type == BlockType::text; });
     if (m.content.is_string() || (all_text && blocks.size() <= 1 && !(was && was->IsArray()))) {
-      std::string text = m.content.is_string() ? m.content.text
-                                               : (blocks.empty() ? "" : blocks.front()->text);
+      std::string_view text = m.content.is_string()
+                                  ? m.content.text.view()
+                                  : (blocks.empty() ? std::string_view() : blocks.front()->text.view());
       write_string(w, text);
       return;
     }
@@ -408,7 +409,7 @@ class GeminiCliEncoder final : public EncoderBase {
     std::vector<std::pair<const Block*, std::string>> pieces;
     bool in_order = true;
     int stage = 0;
-    auto piece = [&](const Block* block, int at, const std::string& text) {
+    auto piece = [&](const Block* block, int at, std::string_view text) {
       if (at == 1 && text.empty()) {
         return;  // an empty text holds nothing (and the API refuses empty text parts)
       }
@@ -426,7 +427,7 @@ class GeminiCliEncoder final : public EncoderBase {
         model = &turn->meta->model;
       }
       if (turn->content.is_string()) {
-        texts.push_back(turn->content.text);
+        texts.push_back(turn->content.text.str());
         piece(nullptr, 1, turn->content.text);
       }
       if (!turn->content.is_blocks()) {
@@ -435,7 +436,7 @@ class GeminiCliEncoder final : public EncoderBase {
       for (const Block& block : turn->content.blocks) {
         switch (block.type) {
           case BlockType::text:
-            texts.push_back(block.text);
+            texts.push_back(block.text.str());
             piece(&block, 1, block.text);
             break;
           case BlockType::thinking:

@@ -150,7 +150,7 @@ void decode_response(const JsonValue* response, Block& block) {
 std::string response_text(const JsonValue* response) {
   Block block;
   decode_response(response, block);
-  return block.result.text;
+  return block.result.text.take();
 }
 
 }  // namespace
@@ -431,7 +431,7 @@ void GeminiPartWriter::write(JsonWriter& w, const Block& block, std::string_view
   switch (block.type) {
     case BlockType::text:
     case BlockType::thinking: {
-      std::string text = block.text;
+      std::string text = block.text.str();
       part.set("text", [text](JsonWriter& tw) { write_string(tw, text); });
       if (block.type == BlockType::thinking) {
         part.set_bool("thought", true);

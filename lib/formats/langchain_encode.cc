@@ -338,7 +338,7 @@ class LangChainEncoder final : public EncoderBase {
     const bool same = keeps_own_json(m, block, Format::langchain);
     ObjectWriter object(w, same ? block.json : nullptr);
     if (!same) {
-      auto optional = [&](std::string_view key, const std::string& value) {
+      auto optional = [&](std::string_view key, std::string_view value) {
         if (value.empty()) {
           object.set_null(key);
         } else {

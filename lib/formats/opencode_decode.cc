@@ -203,7 +203,7 @@ class PartsReader {
       output.text = std::string(optional_string(*state, "output", state_path).value_or(""));
       const JsonValue* attachments = find_member(*state, "attachments");
       if (attachments != nullptr && attachments->IsArray() && !attachments->Empty()) {
-        std::string text = std::move(output.text);
+        Text text = std::move(output.text);
         output.form = Content::Form::blocks;
         output.blocks.push_back(Block::make_text(std::move(text)));
         std::string list_path = member_path(state_path, "attachments");

@@ -153,7 +153,8 @@ bool RecordReader::next(Record& record) {
     }
   } while (is_blank(line));
 
-  if (line.size() >= k_chunk) {
+  const bool long_line = line.size() >= k_chunk;
+  if (long_line) {
     adopt_line(line, record.raw);  // a long line is not copied to be kept
   } else {
     record.raw.assign(line.data(), line.size());
@@ -162,6 +163,10 @@ bool RecordReader::next(Record& record) {
   record.error.clear();
   record.lone_surrogates = 0;
   record.source = std::make_shared<Source>(record.raw.size());
+  if (long_line && parse_apart(record)) {
+    m_first = false;
+    return true;
+  }
   reserve_parse_padding(record.source->text, record.raw.size());
   record.source->text.assign(record.raw.data(), record.raw.size());
   const bool first = m_first;
@@ -196,6 +201,33 @@ bool RecordReader::next(Record& record) {
   return true;
 }
 
+// Parses a long line's record from its bytes, which stay as they were read, its
+// strings unescaped into a block of their own (`Source::strings`) rather than into
+// a copy of the whole line: a record of 500 MB takes its bytes and its strings,
+// not its bytes twice and its strings. False, with `record.source` fresh, when the
+// line is not plain JSON (bad, or with lone surrogate escapes to replace): the
+// caller parses a copy then, as any line.
+bool RecordReader::parse_apart(Record& record) {
+  const std::string_view text = record.raw.view();  // padded by adopt_line
+  if (count_lone_surrogates(text) > 0) {
+    return false;
+  }
+  // Room for every byte of the text: pages never written to take no memory.
+  auto* block = static_cast<char*>(std::malloc(Bytes::k_header + text.size() + k_json_parse_padding + 1));
+  if (block == nullptr) {
+    throw std::bad_alloc();
+  }
+  std::size_t written = 0;
+  if (!parse_json_apart(text, block + Bytes::k_header, record.source->doc, written)) {
+    std::free(block);
+    record.source = std::make_shared<Source>(text.size());
+    return false;
+  }
+  // Not cut to size: realloc might move it, and `doc` points into it.
+  record.source->strings.adopt(block, written);
+  return true;
+}
+
 // Makes the read buffer, which holds `line`, the line's record's bytes `raw`, cut
 // to the line's size (realloc gives back the rest of a doubled capacity), and
 // carries the bytes after the line to a new buffer: a line of hundreds of MB is
@@ -218,9 +250,11 @@ void RecordReader::adopt_line(std::string_view line, Bytes& raw) {
   if (start > 0) {  // fill() moves a line that outgrows a chunk to the start
     std::memmove(block + Bytes::k_header, block + Bytes::k_header + start, length);
   }
-  if (void* cut = std::realloc(block, Bytes::k_header + length + 1)) {
+  // Zeros after the line, for parse_json_apart to read past its end.
+  if (void* cut = std::realloc(block, Bytes::k_header + length + k_json_parse_padding)) {
     block = static_cast<char*>(cut);  // else it keeps its size, and its bytes
   }
+  std::memset(block + Bytes::k_header + length, 0, k_json_parse_padding);
   raw.adopt(block, length);
 }
 

@@ -435,7 +435,7 @@ void tidy_final_assistant(std::vector<Message>& messages) {
       std::size_t end = m.content.text.find_last_not_of(k_whitespace);
       std::size_t keep = end == std::string::npos ? 0 : end + 1;
       if (keep != m.content.text.size()) {
-        m.content.text.resize(keep);
+        m.content.text.edit().resize(keep);
         m.touch();
       }
       if (!m.content.text.empty()) {
@@ -448,7 +448,7 @@ void tidy_final_assistant(std::vector<Message>& messages) {
         m.touch();
       }
       if (!blocks.empty() && blocks.back().type == BlockType::text) {
-        std::string& text = blocks.back().text;
+        std::string& text = blocks.back().text.edit();
         std::size_t end = text.find_last_not_of(k_whitespace);
         if (end == std::string::npos) {
           blocks.pop_back();

@@ -314,7 +314,7 @@ class Checker {
     }
   }
 
-  void text_block(const Message& m, const std::string& text, const BlockOrigin& where,
+  void text_block(const Message& m, std::string_view text, const BlockOrigin& where,
                   std::string_view in) {
     if (!anthropic_content(m)) {
       return;
@@ -475,7 +475,7 @@ class Checker {
     if (m.role != Role::assistant) {
       return;
     }
-    const std::string* text = nullptr;
+    const Text* text = nullptr;
     BlockOrigin where = last.origin;
     if (m.content.is_string()) {
       text = &m.content.text;
@@ -517,7 +517,7 @@ void InputCheck::conversation(std::vector<Message> records, std::span<const Reco
     if (record.kind == Kind::invalid) {
       m_problems.push_back(Problem{
           record.where, "malformed-line",
-          record.content.text.empty() ? std::string("not a valid record") : record.content.text});
+          record.content.text.empty() ? std::string("not a valid record") : record.content.text.str()});
       continue;
     }
     note_link(record.meta->uuid, record.meta->parent_uuid, record.where);
@@ -569,7 +569,7 @@ void InputCheck::note_link(std::string_view uuid_text, std::string_view parent_u
 }
 
 void InputCheck::invalid_utf8(const Message& record) {
-  auto report = [&](const std::string& text, std::string_view what) {
+  auto report = [&](std::string_view text, std::string_view what) {
     if (auto bad = find_invalid_utf8(text)) {
       m_problems.push_back(Problem{
           record.where, "invalid-utf8",

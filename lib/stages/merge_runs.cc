@@ -60,7 +60,7 @@ void make_blocks(Content& content) {
   if (content.is_blocks()) {
     return;
   }
-  std::string text = std::move(content.text);
+  Text text = std::move(content.text);
   content.text.clear();
   content.blocks.clear();
   if (!text.empty()) {
@@ -77,12 +77,12 @@ std::string& text_target(Content& content) {
       content.form = Content::Form::string;
       content.text.clear();
     }
-    return content.text;
+    return content.text.edit();
   }
   if (content.blocks.empty() || !is_folded_text(content.blocks[0])) {
     content.blocks.insert(content.blocks.begin(), Block::make_text(""));
   }
-  return content.blocks[0].text;
+  return content.blocks[0].text.edit();
 }
 
 void add(std::optional<std::int64_t>& a, const std::optional<std::int64_t>& b) {

@@ -144,7 +144,7 @@ void append_content(Message& into, Message&& from, std::vector<BlockOrigin>* int
   if (into.role == Role::user && calls_claude_code_tools(into.origin) && !blocks.empty() && blocks.back().type == BlockType::text &&
       !from.content.blocks.empty() && from.content.blocks.front().type == BlockType::text &&
       !(into.record_type == k_attachment_record && from.record_type == k_attachment_record)) {
-    blocks.back().text += '\n';
+    blocks.back().text.edit() += '\n';
   }
   into.record_type = from.record_type;  // what the message now ends with
   for (Block& block : from.content.blocks) {
@@ -274,7 +274,7 @@ void view_items(std::vector<Message>& records, const std::vector<std::size_t>& t
         // Claude Code sends the output of local commands (/model, /cost, ...) as user text.
         if (record.meta->subtype == "local_command" && record.content.is_string()) {
           ViewItem made =
-              made_user_message(record, std::move(record.content.text), false, origins);
+              made_user_message(record, record.content.text.take(), false, origins);
           emit(std::move(made.message), std::make_unique<ApiOrigins>(std::move(made.origins)));
         }
         break;

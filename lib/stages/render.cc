@@ -273,7 +273,7 @@ void Renderer::put(const Message& message) {
   ++m_summary.messages;
 
   // An interrupt is a mark, not a message.
-  std::string_view only_text = message.content.is_string() ? message.content.text
+  std::string_view only_text = message.content.is_string() ? message.content.text.view()
                                : (message.content.blocks.size() == 1 &&
                                   message.content.blocks[0].type == BlockType::text)
                                    ? std::string_view(message.content.blocks[0].text)

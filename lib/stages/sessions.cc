@@ -109,11 +109,11 @@ std::string slash_command(std::string_view text) {
 
 std::string user_text(const Message& record) {
   if (record.content.is_string()) {
-    return record.content.text;
+    return record.content.text.str();
   }
   for (const Block& block : record.content.blocks) {
     if (block.type == BlockType::text && is_prompt(block.text)) {
-      return block.text;
+      return block.text.str();
     }
   }
   return {};
@@ -259,7 +259,7 @@ void SessionList::add(const Message& record) {
   std::string& prompt_of = side ? held.side_prompt : s.first_prompt;
   if (record.role == Role::user && prompt_of.empty() && !record.meta->is_meta &&
       !record.meta->is_compact_summary) {
-    std::string text = record.content.is_string() ? record.content.text
+    std::string text = record.content.is_string() ? record.content.text.str()
                                                   : record.content.joined_text();
     std::string command = slash_command(text);
     if (!command.empty()) {

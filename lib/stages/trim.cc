@@ -86,7 +86,7 @@ std::optional<Message> cut(const Message& message, Side side, std::int64_t room,
     }
   }
 
-  const std::string* text = nullptr;
+  const Text* text = nullptr;
   if (content.is_string()) {
     text = &content.text;
   } else if (content.is_blocks() && !content.blocks.empty()) {
@@ -105,7 +105,7 @@ std::optional<Message> cut(const Message& message, Side side, std::int64_t room,
     part.content.text.clear();
     std::size_t from = side == Side::front ? 0 : pieces.size() - count;
     for (std::size_t i = from; i < from + count; ++i) {
-      part.content.text += pieces[i];
+      part.content.text.edit() += pieces[i];
     }
   };
   std::size_t best = largest_fitting(1, pieces.size(), [&](std::size_t count) {
@@ -441,14 +441,14 @@ void release_content(Message& message) {
   // Swapped with empty ones, not assigned: libstdc++'s move assignment from an
   // empty (short) string keeps the target's heap buffer.
   auto release = [](std::string& s) { std::string().swap(s); };
-  release(message.content.text);
+  message.content.text.release();
   for (Block& block : message.content.blocks) {
-    release(block.text);
+    block.text.release();
     release(block.input);
     release(block.cache_control);
     block.source.data.release();
     block.signature.reset();
-    release(block.result.text);
+    block.result.text.release();
     std::vector<Block>().swap(block.result.blocks);
     block.json = nullptr;
     block.input_value = nullptr;
