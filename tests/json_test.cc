@@ -340,6 +340,25 @@ TEST_CASE("a string written in pieces is the string of the pieces joined", "[jso
   }
 }
 
+TEST_CASE("json_text_type answers for the text json_object_as_written last wrote", "[json]") {
+  const std::string object = R"({"input":"a\nb","n":[1,2]})";
+  REQUIRE(json_object_as_written(object) == true);
+  CHECK(json_text_type(object) == rapidjson::kObjectType);
+  // The same size, other bytes: parsed, not taken from the last answer.
+  std::string broken = object;
+  broken.back() = ']';
+  CHECK_FALSE(json_text_type(broken));
+  std::string array = "[" + object.substr(1, object.size() - 2) + "]";
+  CHECK_FALSE(json_text_type(array));
+  CHECK(json_text_type(R"([1,2])") == rapidjson::kArrayType);
+  // A text spelled otherwise is still an object, parsed again.
+  REQUIRE(json_object_as_written(R"({"a": 1})") == false);
+  CHECK(json_text_type(R"({"a": 1})") == rapidjson::kObjectType);
+  CHECK(json_text_type(object) == rapidjson::kObjectType);
+  REQUIRE_FALSE(json_object_as_written("[1]"));
+  CHECK(json_text_type("[1]") == rapidjson::kArrayType);
+}
+
 TEST_CASE("json_object_as_written tells compact objects from other spellings", "[json]") {
   CHECK(json_object_as_written(R"({"a":1,"b":[true,null,"x"],"c":{"d":1.5}})") == true);
   CHECK(json_object_as_written("{}") == true);

@@ -108,7 +108,8 @@ Role role_of(std::string_view role, Message& message) {
 
 // One block holding the whole item: a built-in tool's call or result, kept as it is.
 void decode_opaque(const JsonValue& item, std::string_view type, Message& message) {
-  Block block;
+  // Built in place: a Block is large, and moving one in costs as much as filling it.
+  Block& block = message.content.blocks.emplace_back();
   block.type = BlockType::unknown;
   block.type_name = std::string(type);
   block.json = &item;
@@ -120,12 +121,11 @@ void decode_opaque(const JsonValue& item, std::string_view type, Message& messag
                                                                             : Role::assistant;
   }
   message.content.form = Content::Form::blocks;
-  message.content.blocks.push_back(std::move(block));
 }
 
 void decode_call(const JsonValue& item, const std::string& path, std::string_view type,
                  Message& message) {
-  Block block;
+  Block& block = message.content.blocks.emplace_back();
   block.type = BlockType::tool_use;
   block.type_name = "tool_use";  // a custom call is told by its item's type
   block.json = &item;
@@ -154,7 +154,6 @@ void decode_call(const JsonValue& item, const std::string& path, std::string_vie
   }
   message.role = Role::assistant;
   message.content.form = Content::Form::blocks;
-  message.content.blocks.push_back(std::move(block));
 }
 
 void decode_output(const JsonValue& item, const std::string& path, Message& message) {
@@ -202,7 +201,7 @@ void decode_reasoning(const JsonValue& item, const std::string& path, Message& m
     decode_opaque(item, "reasoning", message);
     return;
   }
-  Block block;
+  Block& block = message.content.blocks.emplace_back();
   block.type = BlockType::thinking;
   block.type_name = "thinking";  // not "reasoning": OpenAI chat's member of that name
   block.text = std::move(text);
@@ -210,7 +209,6 @@ void decode_reasoning(const JsonValue& item, const std::string& path, Message& m
   block.json_owner = message.source;
   message.role = Role::assistant;
   message.content.form = Content::Form::blocks;
-  message.content.blocks.push_back(std::move(block));
 }
 
 }  // namespace
