@@ -385,7 +385,7 @@ class ItemWriter {
     }
     if (m_m.kind != Kind::turn) {
       if (m_same && m_m.origin == m_target) {
-        m_values.add(to_json(*m_m.json));
+        add_item_as_it_was();
       } else if (auto error = m_target == Format::openai_responses
                                   ? error_body_of(m_m, ErrorShape::openai, m_drop)
                                   : std::nullopt) {
@@ -408,7 +408,7 @@ class ItemWriter {
       if (m_m.origin == Format::openai_responses && !m_m.container && !m_m.raw.empty()) {
         m_values.add(m_m.raw.view());
       } else {
-        m_values.add(to_json(*m_m.json));
+        add_item_as_it_was();
       }
       return;
     }
@@ -473,7 +473,7 @@ class ItemWriter {
         case BlockType::unknown:
           if (same_block(block) && block.json == m_m.json) {
             flush();
-            m_values.add(to_json(*block.json));
+            add_item_as_it_was();
           } else if (same_block(block) && m_m.role != Role::tool) {
             parts.push_back(&block);  // a content part of this family: kept
           } else {
@@ -791,6 +791,19 @@ class ItemWriter {
     }
     item.write();
     m_values.close();
+  }
+
+  // Adds the message's item, unchanged: the bytes it was read from when they are as
+  // written (a Codex line's payload mostly is), else written from its parse.
+  void add_item_as_it_was() {
+    if (m_m.source != nullptr) {
+      if (std::string_view bytes = json_as_read(*m_m.json, m_m.source->text, m_m.raw.view());
+          !bytes.empty()) {
+        m_values.add(bytes);
+        return;
+      }
+    }
+    m_values.add(to_json(*m_m.json));
   }
 
   const Message& m_m;
