@@ -88,7 +88,7 @@ class ResponsesDecoder final : public Decoder {
       return;
     }
     Message message = begin_message(Format::openai_responses, record, &root);
-    decode_responses_item(root, "", message);
+    decode_responses_item(root, "", message, record.raw.view());
     message.raw = std::move(record.raw);
     out.push_back(std::move(message));
   }

@@ -124,7 +124,7 @@ void decode_opaque(const JsonValue& item, std::string_view type, Message& messag
 }
 
 void decode_call(const JsonValue& item, const std::string& path, std::string_view type,
-                 Message& message) {
+                 Message& message, std::string_view raw) {
   Block& block = message.content.blocks.emplace_back();
   block.type = BlockType::tool_use;
   block.type_name = "tool_use";  // a custom call is told by its item's type
@@ -133,16 +133,27 @@ void decode_call(const JsonValue& item, const std::string& path, std::string_vie
   block.id = std::string(optional_string(item, "call_id", path).value_or(""));
   block.name = std::string(optional_string(item, "name", path).value_or(""));
   if (type == "custom_tool_call") {
-    // Free-text input: other formats get it as the object {"input": TEXT}.
+    // Free-text input: other formats get it as the object {"input": TEXT}, TEXT as
+    // it was read when it is escaped as the writer escapes (a patch is mostly escapes).
     std::string_view text = optional_string(item, "input", path).value_or("");
-    PooledBuffer pooled;
-    rapidjson::StringBuffer& buffer = pooled.get();
-    JsonWriter w(buffer);
-    w.StartObject();
-    w.Key("input");
-    write_string(w, text);
-    w.EndObject();
-    block.input.assign(buffer.GetString(), buffer.GetSize());
+    const JsonValue* input = find_member(item, "input");
+    std::string_view as_read = input != nullptr && input->IsString() && message.source != nullptr
+                                   ? json_as_read(*input, message.source->text, raw)
+                                   : std::string_view();
+    if (!as_read.empty()) {
+      constexpr std::string_view k_open = "{\"input\":";
+      block.input.reserve(k_open.size() + as_read.size() + 1);
+      block.input.append(k_open).append(as_read).push_back('}');
+    } else {
+      PooledBuffer pooled;
+      rapidjson::StringBuffer& buffer = pooled.get();
+      JsonWriter w(buffer);
+      w.StartObject();
+      w.Key("input");
+      write_string(w, text);
+      w.EndObject();
+      block.input.assign(buffer.GetString(), buffer.GetSize());
+    }
   } else if (const JsonValue* arguments = find_member(item, "arguments")) {
     if (arguments->IsString()) {
       block.input = std::string(view_of(*arguments));
@@ -217,7 +228,8 @@ bool holds_responses_items(Format format) {
   return format == Format::openai_responses || format == Format::codex;
 }
 
-void decode_responses_item(const JsonValue& item, const std::string& path, Message& message) {
+void decode_responses_item(const JsonValue& item, const std::string& path, Message& message,
+                           std::string_view raw) {
   if (!item.IsObject()) {
     wrong_type(path, "a Responses item (an object)", item);
   }
@@ -245,7 +257,7 @@ void decode_responses_item(const JsonValue& item, const std::string& path, Messa
     return;
   }
   if (*type == "function_call" || *type == "custom_tool_call") {
-    decode_call(item, path, *type, message);
+    decode_call(item, path, *type, message, raw);
   } else if (*type == "function_call_output" || *type == "custom_tool_call_output") {
     decode_output(item, path, message);
   } else if (*type == "reasoning") {
