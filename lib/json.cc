@@ -78,6 +78,19 @@ struct rapidjson::StreamTraits<convo::PaddedInsituStream> {
   enum { copyOptimization = 1 };
 };
 
+// Skips whitespace between tokens. The records programs write are compact: the next
+// byte is a token, one test. RapidJSON's generic loop (through a local copy of the
+// stream) stayed a call at every token, 5% of the CPU time of converting a Codex
+// rollout. The padding's NUL ends the loop.
+template <>
+inline void rapidjson::SkipWhitespace<convo::PaddedInsituStream>(convo::PaddedInsituStream& is) {
+  char* p = is.src_;
+  while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') {
+    ++p;
+  }
+  is.src_ = p;
+}
+
 // Copies (or, before the first escape, skips) a string's bytes up to the next
 // quote, backslash or control character, 16 at a time. RapidJSON's own version
 // goes byte by byte to a 16-byte boundary before each SIMD run (its input may end
