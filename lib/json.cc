@@ -406,37 +406,55 @@ std::optional<JsonParseError> parse_json(std::string_view text, JsonDoc& doc) {
 
 namespace {
 
-// What `json_object_as_written` last wrote, and whether it was the text it was asked
-// about (a JSON object as written): `json_text_type` answers for that text from here
-// (its bytes compared, so a stale answer is never given).
-// An encoder asks both of one tool call's arguments (whether a format that holds
-// them as an object gives them back as they were, then whether to write them), and
-// parsing a big input (a patch) twice was 4% of a conversion to Anthropic.
-thread_local rapidjson::StringBuffer t_written;
-thread_local bool t_written_is_object = false;
-// The last text it found an object spelled otherwise (OpenAI's `arguments` often are:
-// `{"a": 1}`), kept for the same question.
-thread_local std::string t_respelled;
+// The last text `json_object_as_written` found one JSON object (as written or not):
+// `json_text_type` answers for that text from here (its bytes compared, so a stale
+// answer is never given). An encoder asks both of one tool call's arguments (whether
+// a format that holds them as an object gives them back as they were, then whether to
+// write them), and parsing a big input (a patch) twice was 4% of a conversion to
+// Anthropic.
+thread_local std::string t_last_object;
+thread_local bool t_last_object_set = false;
+
+void remember_object(std::string_view text) {
+  t_last_object_set = text.size() <= (std::size_t{1} << 22);
+  if (t_last_object_set) {
+    t_last_object.assign(text);
+  } else {
+    std::string().swap(t_last_object);
+  }
+}
+
+// `json_text_type` without the memory above.
+std::optional<rapidjson::Type> parse_type(std::string_view text);
 
 }  // namespace
 
 std::optional<bool> json_object_as_written(std::string_view text) {
-  // Parsed in place in a padded copy, as json_text_type parses (the same answers as
-  // parse_json), the strings going from there to the writer; both buffers are kept
+  t_last_object_set = false;
+  // Most tool inputs are spelled as the writer writes (a program wrote them, or convo
+  // did): then a scan of their bytes and a parse for their type say so, without
+  // writing them out (the writer's escaping was most of this).
+  if (!text.empty() && text.front() == '{' && json_spelled_as_written(text)) {
+    std::optional<rapidjson::Type> type = parse_type(text);
+    if (type != rapidjson::kObjectType) {
+      return std::nullopt;
+    }
+    remember_object(text);
+    return true;
+  }
+  // Else parsed in place in a padded copy, as json_text_type parses (the same answers
+  // as parse_json), the strings going from there to the writer; both buffers are kept
   // for the thread (every tool call a conversion writes may come here), but not
   // after a huge one.
   thread_local std::string copy;
-  rapidjson::StringBuffer& written = t_written;
-  t_written_is_object = false;
-  t_respelled.clear();
+  thread_local rapidjson::StringBuffer written;
   struct Shrink {
     ~Shrink() {
       if (copy.capacity() > (std::size_t{1} << 22)) {
         std::string().swap(copy);
       }
-      if (t_written.stack_.GetCapacity() > (std::size_t{1} << 22)) {
-        t_written.ShrinkToFit();
-        t_written_is_object = false;
+      if (written.stack_.GetCapacity() > (std::size_t{1} << 22)) {
+        written.ShrinkToFit();
       }
     }
   } shrink;
@@ -456,12 +474,8 @@ std::optional<bool> json_object_as_written(std::string_view text) {
   if (!ends_after_value(stream, copy)) {
     return std::nullopt;
   }
-  const bool as_written = std::string_view(written.GetString(), written.GetSize()) == text;
-  t_written_is_object = as_written;
-  if (!as_written && text.size() <= (std::size_t{1} << 22)) {
-    t_respelled.assign(text);
-  }
-  return as_written;
+  remember_object(text);
+  return std::string_view(written.GetString(), written.GetSize()) == text;
 }
 
 namespace {
@@ -675,13 +689,15 @@ class TypeOnlyHandler {
 }  // namespace
 
 std::optional<rapidjson::Type> json_text_type(std::string_view text) {
-  if (t_written_is_object && t_written.GetSize() == text.size() &&
-      std::memcmp(t_written.GetString(), text.data(), text.size()) == 0) {
-    return rapidjson::kObjectType;  // just written from its parse: one JSON object
+  if (t_last_object_set && t_last_object == text) {
+    return rapidjson::kObjectType;  // json_object_as_written just parsed it
   }
-  if (!t_respelled.empty() && t_respelled == text) {
-    return rapidjson::kObjectType;  // just parsed: one JSON object, spelled otherwise
-  }
+  return parse_type(text);
+}
+
+namespace {
+
+std::optional<rapidjson::Type> parse_type(std::string_view text) {
   // One buffer a thread, kept: every tool call a conversion writes is checked here.
   thread_local std::string copy;
   if (copy.capacity() > (std::size_t{1} << 22)) {
@@ -702,6 +718,8 @@ std::optional<rapidjson::Type> json_text_type(std::string_view text) {
   }
   return handler.root;
 }
+
+}  // namespace
 
 std::optional<JsonParseError> parse_json_prefix(std::string_view text, JsonDoc& doc,
                                                 std::size_t& consumed) {

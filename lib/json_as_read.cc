@@ -199,4 +199,10 @@ std::string_view json_as_read(const JsonValue& value, std::string_view text, std
   return raw.substr(start, end - start);
 }
 
+bool json_spelled_as_written(std::string_view text) {
+  std::size_t members = 0;
+  std::size_t length = 0;
+  return scan_value(text.data(), text.size(), 0, members, length) == text.size();
+}
+
 }  // namespace convo

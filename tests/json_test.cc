@@ -411,7 +411,26 @@ TEST_CASE("json_as_read gives a value's source bytes only when they are as writt
   CHECK(json_as_read(lone["a"], text, raw).empty());
 }
 
-TEST_CASE("json_text_type answers for the text json_object_as_written last wrote", "[json]") {
+TEST_CASE("json_spelled_as_written is true only for text to_json gives back", "[json]") {
+  for (std::string text :
+       {R"({"a":1,"b":[true,null,"x",{"c":-12}]})", R"({"k":"\t\u001F\"\\"})", R"([])",
+        R"("x")", R"({"a": 1})", R"({"a":"\/"})", R"({"a":"\u001f"})", R"({"a":1.5})",
+        R"({"a":-0})", R"({"a":1e2})", " {}", R"({"a":123456789012345678})",
+        R"({"a":1234567890123456789})"}) {
+    JsonDoc doc;
+    REQUIRE_FALSE(parse_json(text, doc));
+    INFO(text);
+    if (json_spelled_as_written(text)) {
+      CHECK(to_json(doc) == text);
+    }
+  }
+  CHECK(json_spelled_as_written(R"({"a":1,"b":[true,null,"x",{"c":-12}]})"));
+  CHECK(json_spelled_as_written(R"({"k":"\t\u001F\"\\"})"));
+  CHECK_FALSE(json_spelled_as_written(R"({"a": 1})"));
+  CHECK_FALSE(json_spelled_as_written(R"({"a":1.5})"));  // the writer's may differ: not said
+}
+
+TEST_CASE("json_text_type answers for the text json_object_as_written last parsed", "[json]") {
   const std::string object = R"({"input":"a\nb","n":[1,2]})";
   REQUIRE(json_object_as_written(object) == true);
   CHECK(json_text_type(object) == rapidjson::kObjectType);
