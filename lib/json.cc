@@ -96,6 +96,19 @@ struct rapidjson::StreamTraits<convo::PaddedInsituStream> {
   enum { copyOptimization = 1 };
 };
 
+// Skips whitespace between tokens. The records programs write are compact: the next
+// byte is a token, one test. RapidJSON's generic loop (through a local copy of the
+// stream) stayed a call at every token, 5% of the CPU time of converting a Codex
+// rollout. The padding's NUL ends the loop.
+template <>
+inline void rapidjson::SkipWhitespace<convo::PaddedInsituStream>(convo::PaddedInsituStream& is) {
+  char* p = is.src_;
+  while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') {
+    ++p;
+  }
+  is.src_ = p;
+}
+
 #ifdef __SSE2__
 // Copies (or, before the first escape, skips) a string's bytes up to the next
 // quote, backslash or control character, 16 at a time. RapidJSON's own version
@@ -410,9 +423,46 @@ std::optional<JsonParseError> parse_json(std::string_view text, JsonDoc& doc) {
   return std::nullopt;
 }
 
+namespace {
+
+// The last text `json_object_as_written` found one JSON object (as written or not):
+// `json_text_type` answers for that text from here (its bytes compared, so a stale
+// answer is never given). An encoder asks both of one tool call's arguments (whether
+// a format that holds them as an object gives them back as they were, then whether to
+// write them), and parsing a big input (a patch) twice was 4% of a conversion to
+// Anthropic.
+thread_local std::string t_last_object;
+thread_local bool t_last_object_set = false;
+
+void remember_object(std::string_view text) {
+  t_last_object_set = text.size() <= (std::size_t{1} << 22);
+  if (t_last_object_set) {
+    t_last_object.assign(text);
+  } else {
+    std::string().swap(t_last_object);
+  }
+}
+
+// `json_text_type` without the memory above.
+std::optional<rapidjson::Type> parse_type(std::string_view text);
+
+}  // namespace
+
 std::optional<bool> json_object_as_written(std::string_view text) {
-  // Parsed in place in a padded copy, as json_text_type parses (the same answers as
-  // parse_json), the strings going from there to the writer; both buffers are kept
+  t_last_object_set = false;
+  // Most tool inputs are spelled as the writer writes (a program wrote them, or convo
+  // did): then a scan of their bytes and a parse for their type say so, without
+  // writing them out (the writer's escaping was most of this).
+  if (!text.empty() && text.front() == '{' && json_spelled_as_written(text)) {
+    std::optional<rapidjson::Type> type = parse_type(text);
+    if (type != rapidjson::kObjectType) {
+      return std::nullopt;
+    }
+    remember_object(text);
+    return true;
+  }
+  // Else parsed in place in a padded copy, as json_text_type parses (the same answers
+  // as parse_json), the strings going from there to the writer; both buffers are kept
   // for the thread (every tool call a conversion writes may come here), but not
   // after a huge one.
   thread_local std::string copy;
@@ -443,128 +493,8 @@ std::optional<bool> json_object_as_written(std::string_view text) {
   if (!ends_after_value(stream, copy)) {
     return std::nullopt;
   }
+  remember_object(text);
   return std::string_view(written.GetString(), written.GetSize()) == text;
-}
-
-namespace {
-
-// The value of the four hex digits at `p`, or -1.
-int hex4(const char* p) {
-  int value = 0;
-  for (int i = 0; i < 4; ++i) {
-    char c = p[i];
-    int digit = c >= '0' && c <= '9'   ? c - '0'
-                : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                       : -1;
-    if (digit < 0) {
-      return -1;
-    }
-    value = value * 16 + digit;
-  }
-  return value;
-}
-
-}  // namespace
-
-namespace {
-
-// The offset of the first "\\u" in `data` (`size` bytes) at or after `from`, or npos.
-// 64 bytes without a backslash (base64 media, most prose) take one test; a block
-// with one is looked through 16 bytes a step for a backslash before a `u`.
-std::size_t find_backslash_u(const char* data, std::size_t size, std::size_t from) {
-  const __m128i backslash = _mm_set1_epi8('\\');
-  const __m128i u = _mm_set1_epi8('u');
-  auto load = [&](std::size_t at) {
-    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + at));
-  };
-  auto find16 = [&](std::size_t at) {  // reads data[at, at + 17)
-    return _mm_movemask_epi8(
-        _mm_and_si128(_mm_cmpeq_epi8(load(at), backslash), _mm_cmpeq_epi8(load(at + 1), u)));
-  };
-  std::size_t i = from;
-  while (i + 65 <= size) {
-    const __m128i any = _mm_or_si128(
-        _mm_or_si128(_mm_cmpeq_epi8(load(i), backslash), _mm_cmpeq_epi8(load(i + 16), backslash)),
-        _mm_or_si128(_mm_cmpeq_epi8(load(i + 32), backslash),
-                     _mm_cmpeq_epi8(load(i + 48), backslash)));
-    if (_mm_movemask_epi8(any) == 0) {
-      i += 64;
-      continue;
-    }
-    for (const std::size_t stop = i + 64; i < stop; i += 16) {
-      if (int mask = find16(i); mask != 0) {
-        return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
-      }
-    }
-  }
-  for (; i + 17 <= size; i += 16) {
-    if (int mask = find16(i); mask != 0) {
-      return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
-    }
-  }
-  for (; i + 1 < size; ++i) {
-    if (data[i] == '\\' && data[i + 1] == 'u') {
-      return i;
-    }
-  }
-  return std::string_view::npos;
-}
-
-// Calls `found(i)` for the offset of every UTF-16 surrogate escape in `text` that is
-// not half of a pair; returns how many there are. It runs on every record, so it
-// looks for "\\u" 16 bytes at a time (a memchr stop at each backslash cost 7% of
-// buffer-string on Claude Code logs, dense with \n and \"; glibc's memmem more), and
-// a hit is an escape only when the backslash is not itself escaped.
-template <typename Found>
-std::size_t for_each_lone_surrogate(std::string_view text, Found found) {
-  std::size_t count = 0;
-  const std::size_t size = text.size();
-  const char* data = text.data();
-  auto escape_at = [&](std::size_t i) {
-    return i + 6 <= size && data[i] == '\\' && data[i + 1] == 'u' ? hex4(data + i + 2) : -1;
-  };
-  std::size_t i = 0;
-  while (i + 6 <= size) {
-    std::size_t at = find_backslash_u(data, size, i);
-    if (at == std::string_view::npos) {
-      break;
-    }
-    std::size_t before = 0;  // backslashes just before: an odd run escapes this one
-    while (before < at && data[at - 1 - before] == '\\') {
-      ++before;
-    }
-    int unit = before % 2 == 0 ? escape_at(at) : -1;
-    if (unit < 0) {
-      i = at + 2;
-      continue;
-    }
-    if (unit >= 0xD800 && unit <= 0xDBFF) {
-      int low = escape_at(at + 6);
-      if (low >= 0xDC00 && low <= 0xDFFF) {
-        i = at + 12;  // a pair
-        continue;
-      }
-    } else if (unit < 0xDC00 || unit > 0xDFFF) {
-      i = at + 6;
-      continue;
-    }
-    found(at);
-    ++count;
-    i = at + 6;
-  }
-  return count;
-}
-
-}  // namespace
-
-std::size_t replace_lone_surrogates(std::string& text) {
-  // The text's size does not change, so the string_view stays valid.
-  return for_each_lone_surrogate(text, [&](std::size_t i) { text.replace(i + 2, 4, "fffd"); });
-}
-
-std::size_t count_lone_surrogates(std::string_view text) {
-  return for_each_lone_surrogate(text, [](std::size_t) {});
 }
 
 void reserve_parse_padding(std::string& text, std::size_t size) {
@@ -667,6 +597,15 @@ class TypeOnlyHandler {
 }  // namespace
 
 std::optional<rapidjson::Type> json_text_type(std::string_view text) {
+  if (t_last_object_set && t_last_object == text) {
+    return rapidjson::kObjectType;  // json_object_as_written just parsed it
+  }
+  return parse_type(text);
+}
+
+namespace {
+
+std::optional<rapidjson::Type> parse_type(std::string_view text) {
   // One buffer a thread, kept: every tool call a conversion writes is checked here.
   thread_local std::string copy;
   if (copy.capacity() > (std::size_t{1} << 22)) {
@@ -687,6 +626,8 @@ std::optional<rapidjson::Type> json_text_type(std::string_view text) {
   }
   return handler.root;
 }
+
+}  // namespace
 
 std::optional<JsonParseError> parse_json_prefix(std::string_view text, JsonDoc& doc,
                                                 std::size_t& consumed) {

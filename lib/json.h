@@ -382,6 +382,19 @@ std::string to_json(const JsonValue& value);
 // Appends `value` as compact JSON text to `out`.
 void append_json(const JsonValue& value, std::string& out);
 
+// The bytes `value` (a string, or an object with members) was read from, when they
+// are what `to_json` gives for it (compact, the writer's escapes, integers only):
+// written from there, a record's unchanged part is not escaped again. `text` is what
+// `parse_json_in_place` parsed `value`'s document from, a copy of `raw`. Empty when
+// the bytes are spelled otherwise or `value` was not read from `text`.
+std::string_view json_as_read(const JsonValue& value, std::string_view text, std::string_view raw);
+
+// Whether `text`, one JSON value (valid: this does not check), is spelled as `to_json`
+// writes what `parse_json` reads from it, as far as a scan of its bytes can tell:
+// compact, the writer's escapes, integers only. False may also be spelled so (a
+// fraction the writer writes alike); true is.
+bool json_spelled_as_written(std::string_view text);
+
 // A JSON string literal for `text`, quotes included, escaped as RapidJSON writes it.
 std::string json_quote(std::string_view text);
 

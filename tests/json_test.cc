@@ -340,6 +340,115 @@ TEST_CASE("a string written in pieces is the string of the pieces joined", "[jso
   }
 }
 
+namespace {
+
+// Every string and non-empty object of `value`, depth first.
+void values_with_positions(const JsonValue& value, std::vector<const JsonValue*>& out) {
+  if (value.IsString() || (value.IsObject() && value.MemberCount() > 0)) {
+    out.push_back(&value);
+  }
+  if (value.IsObject()) {
+    for (const auto& member : value.GetObject()) {
+      values_with_positions(member.value, out);
+    }
+  } else if (value.IsArray()) {
+    for (const JsonValue& element : value.GetArray()) {
+      values_with_positions(element, out);
+    }
+  }
+}
+
+// How many values of `raw`, read as the reader reads a line, json_as_read gives
+// bytes for; every one of them must be what to_json writes.
+std::size_t as_read_count(const std::string& raw) {
+  std::string text = raw;
+  JsonDoc doc;
+  REQUIRE(parse_json_in_place(text, doc));
+  std::vector<const JsonValue*> values;
+  values_with_positions(doc, values);
+  std::size_t found = 0;
+  for (const JsonValue* value : values) {
+    std::string_view bytes = json_as_read(*value, text, raw);
+    if (!bytes.empty()) {
+      INFO(raw << " -> " << bytes);
+      CHECK(bytes == to_json(*value));
+      ++found;
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("json_as_read gives a value's source bytes only when they are as written", "[json]") {
+  // Compact, the writer's escapes, integers: every object and string.
+  CHECK(as_read_count(R"({"a":1,"b":[true,null,"x",{"c":-12}],"d":{"e":"f\"g\\h\n\u001F"}})") ==
+        5);
+  CHECK(as_read_count(R"({"":"","k":[],"o":{}})") == 2);  // the record and its ""
+  // Spelled otherwise: whitespace, `\/`, lower-case or needless \u, -0, a fraction.
+  CHECK(as_read_count(R"({"a": 1})") == 0);
+  CHECK(as_read_count(R"({"a":"\/"})") == 0);
+  CHECK(as_read_count(R"({"a":"\u001f"})") == 0);
+  CHECK(as_read_count(R"({"a":"\u000A"})") == 0);
+  CHECK(as_read_count(R"({"a":"\u00e9"})") == 0);
+  CHECK(as_read_count(R"({"a":-0})") == 0);
+  CHECK(as_read_count(R"({"a":1.5})") == 0);
+  CHECK(as_read_count(R"({"a":1e3})") == 0);
+  CHECK(as_read_count(R"({"a":12345678901234567890})") == 0);
+  // The parts spelled as written still are, beside parts that are not.
+  CHECK(as_read_count(R"({"a":{"b":"c"},"d":{"e": 1}})") == 2);  // {"b":"c"} and "c"
+  // A value not parsed from the text given has no bytes.
+  JsonDoc doc;
+  REQUIRE_FALSE(parse_json(R"({"a":"b"})", doc));
+  CHECK(json_as_read(doc, R"({"a":"b"})", R"({"a":"b"})").empty());
+  // A lone surrogate half (the reader's text has U+FFFD's escape there): spelled otherwise.
+  std::string raw = R"({"a":"x\ud800y"})";
+  std::string text = raw;
+  replace_lone_surrogates(text);
+  JsonDoc lone;
+  REQUIRE(parse_json_in_place(text, lone));
+  CHECK(json_as_read(lone, text, raw).empty());
+  CHECK(json_as_read(lone["a"], text, raw).empty());
+}
+
+TEST_CASE("json_spelled_as_written is true only for text to_json gives back", "[json]") {
+  for (std::string text :
+       {R"({"a":1,"b":[true,null,"x",{"c":-12}]})", R"({"k":"\t\u001F\"\\"})", R"([])",
+        R"("x")", R"({"a": 1})", R"({"a":"\/"})", R"({"a":"\u001f"})", R"({"a":1.5})",
+        R"({"a":-0})", R"({"a":1e2})", " {}", R"({"a":123456789012345678})",
+        R"({"a":1234567890123456789})"}) {
+    JsonDoc doc;
+    REQUIRE_FALSE(parse_json(text, doc));
+    INFO(text);
+    if (json_spelled_as_written(text)) {
+      CHECK(to_json(doc) == text);
+    }
+  }
+  CHECK(json_spelled_as_written(R"({"a":1,"b":[true,null,"x",{"c":-12}]})"));
+  CHECK(json_spelled_as_written(R"({"k":"\t\u001F\"\\"})"));
+  CHECK_FALSE(json_spelled_as_written(R"({"a": 1})"));
+  CHECK_FALSE(json_spelled_as_written(R"({"a":1.5})"));  // the writer's may differ: not said
+}
+
+TEST_CASE("json_text_type answers for the text json_object_as_written last parsed", "[json]") {
+  const std::string object = R"({"input":"a\nb","n":[1,2]})";
+  REQUIRE(json_object_as_written(object) == true);
+  CHECK(json_text_type(object) == rapidjson::kObjectType);
+  // The same size, other bytes: parsed, not taken from the last answer.
+  std::string broken = object;
+  broken.back() = ']';
+  CHECK_FALSE(json_text_type(broken));
+  std::string array = "[" + object.substr(1, object.size() - 2) + "]";
+  CHECK_FALSE(json_text_type(array));
+  CHECK(json_text_type(R"([1,2])") == rapidjson::kArrayType);
+  // A text spelled otherwise is still an object, parsed again.
+  REQUIRE(json_object_as_written(R"({"a": 1})") == false);
+  CHECK(json_text_type(R"({"a": 1})") == rapidjson::kObjectType);
+  CHECK(json_text_type(object) == rapidjson::kObjectType);
+  REQUIRE_FALSE(json_object_as_written("[1]"));
+  CHECK(json_text_type("[1]") == rapidjson::kArrayType);
+}
+
 TEST_CASE("json_object_as_written tells compact objects from other spellings", "[json]") {
   CHECK(json_object_as_written(R"({"a":1,"b":[true,null,"x"],"c":{"d":1.5}})") == true);
   CHECK(json_object_as_written("{}") == true);

@@ -63,9 +63,9 @@ class CodexDecoder final : public Decoder {
     const JsonValue* payload = find_member(root, "payload");
     if (type && is_line_type(*type) && payload != nullptr && payload->IsObject()) {
       message.timestamp = std::string(optional_string(root, "timestamp", "").value_or(""));
-      decode_line(*type, *payload, message);
+      decode_line(*type, *payload, message, record.raw.view());
     } else {
-      decode_older(root, message);
+      decode_older(root, message, record.raw.view());
     }
     message.meta.edit().session_id = m_session;
     message.raw = std::move(record.raw);
@@ -73,10 +73,12 @@ class CodexDecoder final : public Decoder {
   }
 
  private:
-  void decode_line(std::string_view type, const JsonValue& payload, Message& message) {
+  // `raw`: the line's bytes, for decode_responses_item.
+  void decode_line(std::string_view type, const JsonValue& payload, Message& message,
+                   std::string_view raw) {
     if (type == "response_item") {
       message.json = &payload;
-      decode_responses_item(payload, "/payload", message);
+      decode_responses_item(payload, "/payload", message, raw);
       if (message.role == Role::assistant) {
         message.meta.edit().model = m_model;
       }
@@ -113,7 +115,7 @@ class CodexDecoder final : public Decoder {
 
   // An older rollout's line: the session's metadata first (`id`, `timestamp`,
   // `instructions`), then bare items and `{"record_type": "state"}` lines.
-  void decode_older(const JsonValue& root, Message& message) {
+  void decode_older(const JsonValue& root, Message& message, std::string_view raw) {
     auto record_type = string_member(root, "record_type");
     bool meta = find_member(root, "type") == nullptr && find_member(root, "role") == nullptr &&
                 find_member(root, "id") != nullptr && find_member(root, "timestamp") != nullptr;
@@ -128,7 +130,7 @@ class CodexDecoder final : public Decoder {
       }
       return;
     }
-    decode_responses_item(root, "", message);
+    decode_responses_item(root, "", message, raw);
   }
 
   std::string m_session;

@@ -727,8 +727,16 @@ class OpenAIEncoder final : public EncoderBase {
       ObjectWriter f(fw, function);
       f.set_string("name", call.name);
       if (!(same && call.input.empty() && call.input_value != nullptr)) {
-        std::string arguments = call.input_json();
-        f.set("arguments", [arguments](JsonWriter& aw) { write_string(aw, arguments); });
+        // The block itself, not a copy of its text (a patch, for Codex's custom
+        // calls): it outlives `f`, which is written below.
+        const Block* input = &call;
+        f.set("arguments", [input](JsonWriter& aw) {
+          if (!input->input.empty()) {
+            write_string(aw, input->input);
+          } else {
+            write_string(aw, input->input_json());
+          }
+        });
       }
       f.write();
     });

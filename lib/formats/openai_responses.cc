@@ -64,29 +64,31 @@ class ResponsesDecoder final : public Decoder {
     if (items == nullptr) {
       items = find_member(root, "input");
     }
-    if ((is_response_body(root) || is_request_body(root)) && items->IsArray() &&
-        items->Empty()) {
+    // Each test once: most records are items, and both are member scans.
+    const bool response_body = is_response_body(root);
+    const bool request_body = !response_body && is_request_body(root);
+    if ((response_body || request_body) && items->IsArray() && items->Empty()) {
       // A body with no items (a background response still queued): a record of its
       // own, kept as it is.
       Message message = begin_message(Format::openai_responses, record, &root);
       message.kind = Kind::bookkeeping;
       message.role = Role::none;
       message.content.form = Content::Form::absent;
-      message.record_type = is_response_body(root) ? "empty response body" : "empty request body";
+      message.record_type = response_body ? "empty response body" : "empty request body";
       message.raw = std::move(record.raw);
       out.push_back(std::move(message));
       return;
     }
-    if (is_response_body(root)) {
+    if (response_body) {
       decode_response(std::move(record), out);
       return;
     }
-    if (is_request_body(root)) {
+    if (request_body) {
       decode_request(std::move(record), out);
       return;
     }
     Message message = begin_message(Format::openai_responses, record, &root);
-    decode_responses_item(root, "", message);
+    decode_responses_item(root, "", message, record.raw.view());
     message.raw = std::move(record.raw);
     out.push_back(std::move(message));
   }

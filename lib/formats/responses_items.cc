@@ -108,7 +108,8 @@ Role role_of(std::string_view role, Message& message) {
 
 // One block holding the whole item: a built-in tool's call or result, kept as it is.
 void decode_opaque(const JsonValue& item, std::string_view type, Message& message) {
-  Block block;
+  // Built in place: a Block is large, and moving one in costs as much as filling it.
+  Block& block = message.content.blocks.emplace_back();
   block.type = BlockType::unknown;
   block.type_name = std::string(type);
   block.json = &item;
@@ -120,12 +121,11 @@ void decode_opaque(const JsonValue& item, std::string_view type, Message& messag
                                                                             : Role::assistant;
   }
   message.content.form = Content::Form::blocks;
-  message.content.blocks.push_back(std::move(block));
 }
 
 void decode_call(const JsonValue& item, const std::string& path, std::string_view type,
-                 Message& message) {
-  Block block;
+                 Message& message, std::string_view raw) {
+  Block& block = message.content.blocks.emplace_back();
   block.type = BlockType::tool_use;
   block.type_name = "tool_use";  // a custom call is told by its item's type
   block.json = &item;
@@ -133,16 +133,27 @@ void decode_call(const JsonValue& item, const std::string& path, std::string_vie
   block.id = std::string(optional_string(item, "call_id", path).value_or(""));
   block.name = std::string(optional_string(item, "name", path).value_or(""));
   if (type == "custom_tool_call") {
-    // Free-text input: other formats get it as the object {"input": TEXT}.
+    // Free-text input: other formats get it as the object {"input": TEXT}, TEXT as
+    // it was read when it is escaped as the writer escapes (a patch is mostly escapes).
     std::string_view text = optional_string(item, "input", path).value_or("");
-    PooledBuffer pooled;
-    rapidjson::StringBuffer& buffer = pooled.get();
-    JsonWriter w(buffer);
-    w.StartObject();
-    w.Key("input");
-    write_string(w, text);
-    w.EndObject();
-    block.input.assign(buffer.GetString(), buffer.GetSize());
+    const JsonValue* input = find_member(item, "input");
+    std::string_view as_read = input != nullptr && input->IsString() && message.source != nullptr
+                                   ? json_as_read(*input, message.source->text, raw)
+                                   : std::string_view();
+    if (!as_read.empty()) {
+      constexpr std::string_view k_open = "{\"input\":";
+      block.input.reserve(k_open.size() + as_read.size() + 1);
+      block.input.append(k_open).append(as_read).push_back('}');
+    } else {
+      PooledBuffer pooled;
+      rapidjson::StringBuffer& buffer = pooled.get();
+      JsonWriter w(buffer);
+      w.StartObject();
+      w.Key("input");
+      write_string(w, text);
+      w.EndObject();
+      block.input.assign(buffer.GetString(), buffer.GetSize());
+    }
   } else if (const JsonValue* arguments = find_member(item, "arguments")) {
     if (arguments->IsString()) {
       block.input = std::string(view_of(*arguments));
@@ -154,7 +165,6 @@ void decode_call(const JsonValue& item, const std::string& path, std::string_vie
   }
   message.role = Role::assistant;
   message.content.form = Content::Form::blocks;
-  message.content.blocks.push_back(std::move(block));
 }
 
 void decode_output(const JsonValue& item, const std::string& path, Message& message) {
@@ -202,7 +212,7 @@ void decode_reasoning(const JsonValue& item, const std::string& path, Message& m
     decode_opaque(item, "reasoning", message);
     return;
   }
-  Block block;
+  Block& block = message.content.blocks.emplace_back();
   block.type = BlockType::thinking;
   block.type_name = "thinking";  // not "reasoning": OpenAI chat's member of that name
   block.text = std::move(text);
@@ -210,7 +220,6 @@ void decode_reasoning(const JsonValue& item, const std::string& path, Message& m
   block.json_owner = message.source;
   message.role = Role::assistant;
   message.content.form = Content::Form::blocks;
-  message.content.blocks.push_back(std::move(block));
 }
 
 }  // namespace
@@ -219,7 +228,8 @@ bool holds_responses_items(Format format) {
   return format == Format::openai_responses || format == Format::codex;
 }
 
-void decode_responses_item(const JsonValue& item, const std::string& path, Message& message) {
+void decode_responses_item(const JsonValue& item, const std::string& path, Message& message,
+                           std::string_view raw) {
   if (!item.IsObject()) {
     wrong_type(path, "a Responses item (an object)", item);
   }
@@ -247,7 +257,7 @@ void decode_responses_item(const JsonValue& item, const std::string& path, Messa
     return;
   }
   if (*type == "function_call" || *type == "custom_tool_call") {
-    decode_call(item, path, *type, message);
+    decode_call(item, path, *type, message, raw);
   } else if (*type == "function_call_output" || *type == "custom_tool_call_output") {
     decode_output(item, path, message);
   } else if (*type == "reasoning") {
@@ -387,7 +397,7 @@ class ItemWriter {
     }
     if (m_m.kind != Kind::turn) {
       if (m_same && m_m.origin == m_target) {
-        m_values.add(to_json(*m_m.json));
+        add_item_as_it_was();
       } else if (auto error = m_target == Format::openai_responses
                                   ? error_body_of(m_m, ErrorShape::openai, m_drop)
                                   : std::nullopt) {
@@ -410,7 +420,7 @@ class ItemWriter {
       if (m_m.origin == Format::openai_responses && !m_m.container && !m_m.raw.empty()) {
         m_values.add(m_m.raw.view());
       } else {
-        m_values.add(to_json(*m_m.json));
+        add_item_as_it_was();
       }
       return;
     }
@@ -475,7 +485,7 @@ class ItemWriter {
         case BlockType::unknown:
           if (same_block(block) && block.json == m_m.json) {
             flush();
-            m_values.add(to_json(*block.json));
+            add_item_as_it_was();
           } else if (same_block(block) && m_m.role != Role::tool) {
             parts.push_back(&block);  // a content part of this family: kept
           } else {
@@ -793,6 +803,19 @@ class ItemWriter {
     }
     item.write();
     m_values.close();
+  }
+
+  // Adds the message's item, unchanged: the bytes it was read from when they are as
+  // written (a Codex line's payload mostly is), else written from its parse.
+  void add_item_as_it_was() {
+    if (m_m.source != nullptr) {
+      if (std::string_view bytes = json_as_read(*m_m.json, m_m.source->text, m_m.raw.view());
+          !bytes.empty()) {
+        m_values.add(bytes);
+        return;
+      }
+    }
+    m_values.add(to_json(*m_m.json));
   }
 
   const Message& m_m;

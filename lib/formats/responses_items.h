@@ -24,8 +24,11 @@ namespace convo {
 bool holds_responses_items(Format format);
 
 // Decodes the Responses item `item` (at JSON pointer `path`) into `message`: role,
-// content, id. A DecodeError when it is no item.
-void decode_responses_item(const JsonValue& item, const std::string& path, Message& message);
+// content, id. A DecodeError when it is no item. `raw`, when given, is the record's
+// bytes that `message.source` was parsed from: text that goes on as it was read
+// (a custom call's input) is taken from there rather than escaped again.
+void decode_responses_item(const JsonValue& item, const std::string& path, Message& message,
+                           std::string_view raw = {});
 
 // How many of `record`'s signs say it is a Responses item: positive when it is one,
 // 0 when it could be, negative when it cannot be.

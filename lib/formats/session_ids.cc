@@ -47,26 +47,56 @@ bool is_uuid(std::string_view text) {
   return true;
 }
 
+namespace {
+
+// The date `days` after 1970-01-01 in the proleptic Gregorian calendar, as gmtime
+// gives it (Howard Hinnant's civil_from_days): gmtime_r was a third of iso_utc.
+void civil_from_days(std::int64_t days, std::int64_t& year, int& month, int& day) {
+  const std::int64_t z = days + 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<std::int64_t>(z - era * 146097);          // [0, 146096]
+  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;  // [0, 399]
+  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);      // [0, 365]
+  const std::int64_t mp = (5 * doy + 2) / 153;                          // [0, 11]
+  day = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
+  month = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
+  year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+}
+
+}  // namespace
+
 // "2025-06-19T05:20:00.000Z" for `ms` after the Unix epoch.
 std::string iso_utc(std::int64_t ms) {
   std::int64_t millis = ((ms % 1000) + 1000) % 1000;
-  auto seconds = static_cast<std::time_t>((ms - millis) / 1000);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
+  const std::int64_t seconds = (ms - millis) / 1000;
+  const std::int64_t day_seconds = ((seconds % 86400) + 86400) % 86400;
+  std::int64_t year = 0;
+  int month = 0;
+  int day = 0;
+  civil_from_days((seconds - day_seconds) / 86400, year, month, day);
+  if (year < 0 || year > 9999) {
+    // As gmtime_r gives it (a zeroed time where it fails).
+    auto time = static_cast<std::time_t>(seconds);
+    std::tm tm{};
+    gmtime_r(&time, &tm);
+    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900,
+                       tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
+  }
   // By hand: fmt's parse of this format was a tenth of converting a file to Codex,
   // which writes a time on every line.
-  int year = tm.tm_year + 1900;
-  if (year < 0 || year > 9999) {
-    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", year, tm.tm_mon + 1,
-                       tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
-  }
+  std::tm tm{};
+  tm.tm_mon = month - 1;
+  tm.tm_mday = day;
+  tm.tm_hour = static_cast<int>(day_seconds / 3600);
+  tm.tm_min = static_cast<int>(day_seconds / 60 % 60);
+  tm.tm_sec = static_cast<int>(day_seconds % 60);
   char out[] = "0000-00-00T00:00:00.000Z";
   auto put = [&out](std::size_t at, int value, int digits) {
     for (int i = digits - 1; i >= 0; --i, value /= 10) {
       out[at + static_cast<std::size_t>(i)] = static_cast<char>('0' + value % 10);
     }
   };
-  put(0, year, 4);
+  put(0, static_cast<int>(year), 4);
   put(5, tm.tm_mon + 1, 2);
   put(8, tm.tm_mday, 2);
   put(11, tm.tm_hour, 2);
