@@ -317,25 +317,23 @@ std::vector<Message> HeldRecords::take_used(std::vector<RecordLink>* links) {
                                   Location{m_file, held.line, 0}});
     }
   }
-  std::vector<BytesChunk>().swap(m_bytes);
-  m_bytes_next = nullptr;
-  m_bytes_left = 0;
-  std::vector<Held>().swap(m_records);
-  std::vector<Message>().swap(m_full);
-  std::vector<std::uint8_t>().swap(m_uuid_records);
-  m_tombstones = false;
+  release_records();
   return out;
 }
 
 void HeldRecords::clear() {
+  release_records();
+  m_strings.clear();
+  m_file.reset();
+}
+
+void HeldRecords::release_records() {
   std::vector<BytesChunk>().swap(m_bytes);
   m_bytes_next = nullptr;
   m_bytes_left = 0;
   std::vector<Held>().swap(m_records);
   std::vector<Message>().swap(m_full);
   std::vector<std::uint8_t>().swap(m_uuid_records);
-  m_strings.clear();
-  m_file.reset();
   m_tombstones = false;
 }
 

@@ -88,6 +88,9 @@ class HeldRecords final : public TreeRecords {
   void clear();
 
  private:
+  // Frees the records, their bytes and the full ones; the strings stay (links view them).
+  void release_records();
+
   enum Flag : std::uint8_t {
     k_full = 1,  // held as its Message: `line` is its index in m_full
     k_sidechain = 2,

@@ -68,7 +68,7 @@ namespace {
 
 // True when an in-place parse of `copy` (its padding of NULs after its size) stopped
 // at a value followed by whitespace alone up to the text's real end (not a NUL).
-bool ends_after_value(const PaddedInsituStream& stream, const std::string& copy) {
+bool ends_after_value(const PaddedInsituStream& stream, std::string_view copy) {
   const char* end = copy.data() + copy.size();
   if (stream.src_ > end) {
     return false;
@@ -497,6 +497,24 @@ std::optional<bool> json_object_as_written(std::string_view text) {
   return std::string_view(written.GetString(), written.GetSize()) == text;
 }
 
+namespace {
+
+// Parses `text` (NULs after its size) through `stream` into `doc`: true when it is
+// one value followed by whitespace alone up to the real end (not a NUL).
+bool parse_padded(PaddedInsituStream& stream, std::string_view text, JsonDoc& doc) {
+  rapidjson::ParseResult result;
+  auto generator = [&](JsonDoc& target) {
+    DepthLimitedHandler<JsonDoc> handler(target);
+    JsonReader reader;
+    result = reader.Parse<k_parse_flags | rapidjson::kParseInsituFlag>(stream, handler);
+    return !result.IsError();
+  };
+  doc.Populate(generator);
+  return !result.IsError() && ends_after_value(stream, text);
+}
+
+}  // namespace
+
 void reserve_parse_padding(std::string& text, std::size_t size) {
   text.reserve(size + k_parse_padding);
 }
@@ -507,50 +525,16 @@ bool parse_json_in_place(std::string& text, JsonDoc& doc) {
   text.append(k_parse_padding, '\0');
   text.resize(size);
   PaddedInsituStream stream(text.data());
-  rapidjson::ParseResult result;
-  auto generator = [&](JsonDoc& target) {
-    DepthLimitedHandler<JsonDoc> handler(target);
-    JsonReader reader;
-    result = reader.Parse<k_parse_flags | rapidjson::kParseInsituFlag>(stream, handler);
-    return !result.IsError();
-  };
-  doc.Populate(generator);
-  if (result.IsError()) {
-    return false;
-  }
-  // What follows the value must be whitespace up to the real end (not a NUL).
-  const char* end = text.data() + text.size();
-  for (const char* p = stream.src_; p < end; ++p) {
-    if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
-      return false;
-    }
-  }
-  return stream.src_ <= end;
+  return parse_padded(stream, text, doc);
 }
 
 bool parse_json_apart(std::string_view text, char* out, JsonDoc& doc, std::size_t& written) {
   // Only read: the stream's pointers are not const because in place they write.
   char* const begin = const_cast<char*>(text.data());
   PaddedInsituStream stream(begin, out);
-  rapidjson::ParseResult result;
-  auto generator = [&](JsonDoc& target) {
-    DepthLimitedHandler<JsonDoc> handler(target);
-    JsonReader reader;
-    result = reader.Parse<k_parse_flags | rapidjson::kParseInsituFlag>(stream, handler);
-    return !result.IsError();
-  };
-  doc.Populate(generator);
+  const bool parsed = parse_padded(stream, text, doc);
   written = static_cast<std::size_t>(stream.out() - out);
-  if (result.IsError()) {
-    return false;
-  }
-  const char* end = text.data() + text.size();
-  for (const char* p = stream.src_; p < end; ++p) {
-    if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
-      return false;
-    }
-  }
-  return stream.src_ <= end;
+  return parsed;
 }
 
 namespace {
