@@ -38,6 +38,14 @@ BlockType media_block_type(std::string_view media_type) {
   return BlockType::file;
 }
 
+std::string_view file_part_media_type(const Block& block) {
+  return !block.source.media_type.empty()             ? std::string_view(block.source.media_type)
+         : block.source.type == MediaSource::Type::text ? "text/plain"
+         : block.type == BlockType::document            ? "application/pdf"
+         : block.type == BlockType::image               ? "image/*"
+                                                        : "application/octet-stream";
+}
+
 MediaSource media_source(std::string_view data, std::string_view media_type) {
   MediaSource source;
   if (data.starts_with("http://") || data.starts_with("https://") || data.starts_with("data:")) {

@@ -105,13 +105,8 @@ class AiSdkEncoder final : public EncoderBase {
       values.add(ui_message(original, {&message}));
       return;
     }
-    if (message.role == Role::function || message.role == Role::custom) {
-      drop(message.role == Role::custom ? "messages with custom roles" : "legacy function messages",
-           message);
+    if (drops_role(message)) {
       return;
-    }
-    if (!message.name.empty()) {
-      drop("message names", message);
     }
     if (!message.id.empty() && format_info(message.origin).holds_message_ids) {
       drop("message ids", message);  // a ModelMessage has none (elsewhere the origin counts them)
@@ -465,9 +460,7 @@ class AiSdkEncoder final : public EncoderBase {
           break;
         }
         if (media_type.empty()) {
-          media_type = block.type == BlockType::document ? "application/pdf"
-                       : block.type == BlockType::image  ? "image/*"
-                                                         : "application/octet-stream";
+          media_type = file_part_media_type(block);
         }
         w.String("file");
         w.Key("data");
@@ -664,9 +657,7 @@ class AiSdkEncoder final : public EncoderBase {
           w.Key("type");
           w.String("file");
           w.Key("mediaType");
-          write_string(w, !block.source.media_type.empty() ? std::string_view(block.source.media_type)
-                          : block.source.type == MediaSource::Type::text ? "text/plain"
-                                                                         : "application/octet-stream");
+          write_string(w, file_part_media_type(block));
           w.Key("url");
           write_string(w, block.source.to_url());
           if (!block.name.empty()) {
@@ -732,6 +723,20 @@ class AiSdkEncoder final : public EncoderBase {
     object.write();
   }
 
+  // Neither shape holds a legacy function message or a custom role: counted, and
+  // true. A message's name, which neither holds either, is counted.
+  bool drops_role(const Message& message) {
+    if (message.role == Role::function || message.role == Role::custom) {
+      drop(message.role == Role::custom ? "messages with custom roles" : "legacy function messages",
+           message);
+      return true;
+    }
+    if (!message.name.empty()) {
+      drop("message names", message);
+    }
+    return false;
+  }
+
   // --- UIMessage from any format (--ai-sdk-shape ui) ---
 
   void encode_ui(const Message& message, const JsonValue* original, Records& values) {
@@ -744,13 +749,8 @@ class AiSdkEncoder final : public EncoderBase {
       }
       return;
     }
-    if (message.role == Role::function || message.role == Role::custom) {
-      drop(message.role == Role::custom ? "messages with custom roles" : "legacy function messages",
-           message);
+    if (drops_role(message)) {
       return;
-    }
-    if (!message.name.empty()) {
-      drop("message names", message);
     }
     // A subagent's messages (Claude Code's sidechain) come between a Task call and
     // its result: they are UIMessages of their own, written while the turn that

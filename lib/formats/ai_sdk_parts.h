@@ -21,6 +21,12 @@ bool is_ui_message(const JsonValue& record);
 // (PDF, text/*) or any other file.
 BlockType media_block_type(std::string_view media_type);
 
+// The media type of `block` as a file part, which cannot be without one: its
+// source's, else the one its kind implies (text/plain for a text source,
+// application/pdf for a document, image/* for an image), else
+// application/octet-stream.
+std::string_view file_part_media_type(const Block& block);
+
 // A media source from an AI SDK data member: a URL (http, https, data:), an OpenAI
 // file id (`file-...`) or base64 data of `media_type`.
 MediaSource media_source(std::string_view data, std::string_view media_type);

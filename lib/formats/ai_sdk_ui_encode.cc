@@ -300,13 +300,7 @@ void UiMessageBuilder::add_part(const Message& message, const Block& block, bool
       w.Key("type");
       w.String("file");
       w.Key("mediaType");
-      // A file part needs a media type: where the source gave none, the one the
-      // ModelMessage writer gives the same block.
-      write_string(w, !block.source.media_type.empty() ? std::string_view(block.source.media_type)
-                      : block.source.type == MediaSource::Type::text ? "text/plain"
-                      : block.type == BlockType::document            ? "application/pdf"
-                      : block.type == BlockType::image               ? "image/*"
-                                                                     : "application/octet-stream");
+      write_string(w, file_part_media_type(block));
       if (!block.name.empty()) {
         w.Key("filename");
         write_string(w, block.name);
