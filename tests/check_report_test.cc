@@ -106,6 +106,24 @@ TEST_CASE("a run reporting only secret rules checks no conversation, so it strea
   CHECK(tally.files == 1);
 }
 
+// check's report of `text` (one file, session.jsonl) with --group-by file, its Claude
+// Code records held as their bytes or whole.
+static std::string report_grouped_by_file(const std::string& text, bool as_bytes) {
+  StreamOptions stream;
+  stream.inputs = {"session.jsonl"};
+  stream.read.on_error = OnError::keep;
+  CheckTally tally;
+  auto shared = std::shared_ptr<CheckTally>(&tally, [](CheckTally*) {});
+  StringOutput out;
+  NullDiagnostics diagnostics;
+  ReportOptions options;
+  run_stream(
+      stream, [as_bytes] { return make_check_stage(GroupBy::file, as_bytes); },
+      check_report_sink(options, shared), out, diagnostics,
+      [&](const std::string&) { return memory_source(text); });
+  return out.str();
+}
+
 TEST_CASE("check reports the links of records held off every thread", "[check]") {
   // With --group-by file, records off the threads checked are never made messages;
   // their uuids and parent links still count for duplicate-uuid and dangling-parent.
@@ -115,23 +133,8 @@ TEST_CASE("check reports the links of records held off every thread", "[check]")
       test::cc_user("a3", "a1", R"("x")") + test::cc_user("a3", "a1", R"("again")") +
       test::cc_user("a4", "gone", R"("dangling")") + test::cc_user("b1", "", R"("second")") +
       test::cc_assistant("b2", "b1", "msg_b", R"([{"type":"text","text":"two"}])");
-  auto run = [&](bool as_bytes) {
-    StreamOptions stream;
-    stream.inputs = {"session.jsonl"};
-    stream.read.on_error = OnError::keep;
-    CheckTally tally;
-    auto shared = std::shared_ptr<CheckTally>(&tally, [](CheckTally*) {});
-    StringOutput out;
-    NullDiagnostics diagnostics;
-    ReportOptions options;
-    run_stream(
-        stream, [as_bytes] { return make_check_stage(GroupBy::file, as_bytes); },
-        check_report_sink(options, shared), out, diagnostics,
-        [&](const std::string&) { return memory_source(text); });
-    return out.str();
-  };
-  std::string held = run(true);
-  CHECK(held == run(false));
+  std::string held = report_grouped_by_file(text, true);
+  CHECK(held == report_grouped_by_file(text, false));
   // (dangling-parent is decided across the run's inputs: golden case
   // check/group-by-file-checks-the-links-of-records-off-the-thread)
   CHECK(held.find("session.jsonl:4: warning: duplicate-uuid") != std::string::npos);
@@ -146,23 +149,8 @@ TEST_CASE("check reports the same with records held as their bytes", "[check]") 
       continue;
     }
     ++files;
-    auto run = [&](bool as_bytes) {
-      StreamOptions stream;
-      stream.inputs = {"session.jsonl"};
-      stream.read.on_error = OnError::keep;
-      CheckTally tally;
-      auto shared = std::shared_ptr<CheckTally>(&tally, [](CheckTally*) {});
-      StringOutput out;
-      NullDiagnostics diagnostics;
-      ReportOptions options;
-      run_stream(
-          stream, [as_bytes] { return make_check_stage(GroupBy::file, as_bytes); },
-          check_report_sink(options, shared), out, diagnostics,
-          [&](const std::string&) { return memory_source(file.text); });
-      return out.str();
-    };
     INFO(file.path);
-    CHECK(run(true) == run(false));
+    CHECK(report_grouped_by_file(file.text, true) == report_grouped_by_file(file.text, false));
   }
   INFO("claude-code sessions in the corpus: " << files);
 }
