@@ -9,55 +9,6 @@
 
 namespace convo {
 
-// --- StringTable ---
-
-std::uint32_t StringTable::intern(std::string_view text) {
-  if (text.empty()) {
-    return k_none;
-  }
-  const auto hash = static_cast<std::uint32_t>(std::hash<std::string_view>{}(text));
-  if ((m_entries.size() + 1) * 2 > m_slots.size()) {
-    // At most half full: double, and place every id again.
-    std::vector<std::uint32_t> slots(std::max<std::size_t>(m_slots.size() * 2, 1024), 0);
-    const std::size_t mask = slots.size() - 1;
-    for (std::uint32_t id = 0; id < m_entries.size(); ++id) {
-      std::size_t slot = m_entries[id].hash & mask;
-      while (slots[slot] != 0) {
-        slot = (slot + 1) & mask;
-      }
-      slots[slot] = id + 1;
-    }
-    m_slots = std::move(slots);
-  }
-  const std::size_t mask = m_slots.size() - 1;
-  std::size_t slot = hash & mask;
-  for (; m_slots[slot] != 0; slot = (slot + 1) & mask) {
-    const Entry& entry = m_entries[m_slots[slot] - 1];
-    if (entry.hash == hash && std::string_view(entry.data, entry.size) == text) {
-      return m_slots[slot] - 1;
-    }
-  }
-  // The bytes go into the current chunk, or a new one (of their own when larger).
-  if (k_chunk - m_chunk_used < text.size()) {
-    m_chunks.push_back(std::make_unique_for_overwrite<char[]>(std::max(k_chunk, text.size())));
-    m_chunk_used = 0;
-  }
-  char* data = m_chunks.back().get() + m_chunk_used;
-  std::memcpy(data, text.data(), text.size());
-  m_chunk_used = text.size() > k_chunk ? k_chunk : m_chunk_used + text.size();
-  const auto id = static_cast<std::uint32_t>(m_entries.size());
-  m_entries.push_back(Entry{data, static_cast<std::uint32_t>(text.size()), hash});
-  m_slots[slot] = id + 1;
-  return id;
-}
-
-void StringTable::clear() {
-  std::vector<std::unique_ptr<char[]>>().swap(m_chunks);
-  std::vector<Entry>().swap(m_entries);
-  std::vector<std::uint32_t>().swap(m_slots);
-  m_chunk_used = k_chunk;
-}
-
 // --- HeldRecords ---
 
 namespace {
@@ -109,7 +60,14 @@ bool HeldRecords::compact(const Message& record) const {
       record.where.file != m_file) {
     return false;
   }
-  return (held_as_bytes(record) && record.raw.size() < UINT32_MAX) || unread_by_view(record);
+  return (held_as_bytes(record) && record.raw.size() < UINT32_MAX) ||
+         (m_api_view && unread_by_view(record));
+}
+
+bool HeldRecords::may_hold_as_bytes(const Message& record) const {
+  return !record.modified && record.container == nullptr && record.where.column == 0 &&
+         (m_records.empty() || record.where.file == m_file) && !record.raw.empty() &&
+         record.raw.size() < UINT32_MAX;
 }
 
 void HeldRecords::hold(Message&& record) {
@@ -123,6 +81,11 @@ void HeldRecords::hold(Message&& record) {
     held.line = m_full.size();
     if (record.record_type == "tombstone") {
       m_tombstones = true;
+    }
+    if (!m_api_view) {
+      // For `uuid_id` and `parent_id` (the session tree reads the Message's own).
+      held.uuid = m_strings.intern(record.meta->uuid);
+      held.parent = m_strings.intern(record.meta->parent_uuid);
     }
     m_full.push_back(std::move(record));
     return;
@@ -140,7 +103,9 @@ void HeldRecords::hold(Message&& record) {
   held.message_id = m_strings.intern(e.message_id);
   held.record_type = m_strings.intern(record.record_type);
   held.subtype = m_strings.intern(e.subtype);
-  held.timestamp = m_strings.intern(record.timestamp);
+  if (m_api_view) {
+    held.timestamp = m_strings.intern(record.timestamp);
+  }
   held.kind = record.kind;
   held.role = record.role;
   held.origin = record.origin;
@@ -201,7 +166,7 @@ TreeNode HeldRecords::node(std::size_t index) const {
   return node;
 }
 
-Message HeldRecords::make_message(Held& held) {
+Message HeldRecords::make_message(const Held& held) const {
   Message message;
   message.kind = held.kind;
   message.role = held.role;
@@ -232,6 +197,24 @@ Message HeldRecords::make_message(Held& held) {
     mark_held_as_bytes(message);
   }
   return message;
+}
+
+std::string_view HeldRecords::bytes(std::size_t index) const {
+  const Held& held = m_records[index];
+  if ((held.flags & k_full) != 0) {
+    return m_full[held.line].raw.view();
+  }
+  return std::string_view(held.bytes, held.size);
+}
+
+const Message* HeldRecords::full(std::size_t index) const {
+  const Held& held = m_records[index];
+  return (held.flags & k_full) != 0 ? &m_full[held.line] : nullptr;
+}
+
+Message HeldRecords::take(std::size_t index) {
+  const Held& held = m_records[index];
+  return (held.flags & k_full) != 0 ? std::move(m_full[held.line]) : make_message(held);
 }
 
 std::vector<std::vector<std::size_t>> HeldRecords::threads(const TreeRecords& records) {

@@ -16,6 +16,7 @@
 #include "error.h"
 #include "message.h"
 #include "session_tree.h"
+#include "string_table.h"
 
 namespace convo {
 
@@ -35,32 +36,6 @@ class HeldLinksSink {
   virtual void put_held_links(std::vector<RecordLink>&& links) = 0;
 };
 
-// Strings held once each, numbered from 0 in the order first seen; the empty string
-// is `k_none`. Views of them stay valid until the table is cleared.
-class StringTable {
- public:
-  static constexpr std::uint32_t k_none = UINT32_MAX;
-
-  std::uint32_t intern(std::string_view text);
-  std::string_view text(std::uint32_t id) const {
-    return id == k_none ? std::string_view() : std::string_view(m_entries[id].data, m_entries[id].size);
-  }
-  std::size_t size() const { return m_entries.size(); }
-  void clear();
-
- private:
-  struct Entry {
-    const char* data;
-    std::uint32_t size;
-    std::uint32_t hash;
-  };
-  static constexpr std::size_t k_chunk = std::size_t{1} << 20;
-  std::vector<std::unique_ptr<char[]>> m_chunks;  // the bytes; chunks never move
-  std::size_t m_chunk_used = k_chunk;
-  std::vector<Entry> m_entries;
-  std::vector<std::uint32_t> m_slots;  // open addressing: id + 1, 0 for free
-};
-
 // One conversation's records, in file order, held as compactly as each allows:
 // a turn held as its bytes (`held_as_bytes`) or a record the API view never reads
 // (progress, bookkeeping, summaries, events other than local commands) as what the
@@ -68,8 +43,16 @@ class StringTable {
 // `Message`. Records must come from one input.
 class HeldRecords final : public TreeRecords {
  public:
+  // `api_view` false: only turns held as their bytes are held compactly, and
+  // without the timestamps the session tree reads (trim --group-by file, which
+  // builds no tree and writes what it keeps as its bytes).
+  explicit HeldRecords(bool api_view = true) : m_api_view(api_view) {}
+
   void hold(Message&& record);
   bool empty() const { return m_records.empty(); }
+  // Whether `record`, marked `held_as_bytes`, would be held as its bytes: unchanged,
+  // read from the input's own line (not a container's), with its bytes.
+  bool may_hold_as_bytes(const Message& record) const;
 
   std::size_t size() const override { return m_records.size(); }
   TreeNode node(std::size_t index) const override;
@@ -84,6 +67,18 @@ class HeldRecords final : public TreeRecords {
   // the records left out are appended to it, as views valid until `clear`. The
   // bytes of a record left out are given back as it is.
   std::vector<Message> take_used(std::vector<RecordLink>* links);
+
+  // One record at a time (trim): its uuid and parentUuid as ids in `strings()`
+  // (k_none when empty), its bytes, and the record as a `Message`: one held as its
+  // `Message` is moved out (once), one held as its bytes is made from them and what
+  // is held beside them, marked `held_as_bytes` (`decode_again` gives it whole).
+  std::uint32_t uuid_id(std::size_t index) const { return m_records[index].uuid; }
+  std::uint32_t parent_id(std::size_t index) const { return m_records[index].parent; }
+  const StringTable& strings() const { return m_strings; }
+  std::string_view bytes(std::size_t index) const;
+  // The record held as its `Message`, or nullptr for one held compactly.
+  const Message* full(std::size_t index) const;
+  Message take(std::size_t index);
   // Empties it, giving back its memory.
   void clear();
 
@@ -115,7 +110,7 @@ class HeldRecords final : public TreeRecords {
 
   // Whether `record` can be held compactly (see the class comment).
   bool compact(const Message& record) const;
-  Message make_message(Held& held);
+  Message make_message(const Held& held) const;
   // The threads of the tree over `records`, as indexes into this.
   static std::vector<std::vector<std::size_t>> threads(const TreeRecords& records);
 
@@ -140,6 +135,7 @@ class HeldRecords final : public TreeRecords {
   std::vector<std::uint8_t> m_uuid_records;  // records with each string as uuid (to 2)
   std::shared_ptr<const std::string> m_file;
   bool m_tombstones = false;
+  bool m_api_view = true;
 };
 
 }  // namespace convo

@@ -199,6 +199,39 @@ std::int64_t approx_tokens(const Message& message, double chars_per_token) {
   return text_tokens + k_extra_tokens_per_message + tally.images * k_tokens_per_image;
 }
 
+void TokenCounter::count_across(std::span<const Message> conversation,
+                                std::span<std::int64_t> counts) const {
+  std::vector<std::int64_t> outputs;
+  outputs.reserve(conversation.size());
+  bool any = false;
+  for (const Message& message : conversation) {
+    outputs.push_back(response_output(message));
+    any = any || outputs.back() >= 0;
+  }
+  if (!any) {
+    return;  // nothing counted across (every counter but usage)
+  }
+  std::vector<std::size_t> found = response_starts(conversation);
+  std::vector<std::uint32_t> starts(found.begin(), found.end());
+  count_responses(starts, outputs, counts);
+}
+
+void TokenCounter::count_responses(std::span<const std::uint32_t> starts,
+                                   std::span<const std::int64_t> outputs,
+                                   std::span<std::int64_t> counts) {
+  // The largest recorded output of each response, at its first record; -1: none.
+  std::vector<std::int64_t> output(starts.size(), -1);
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    output[starts[i]] = std::max(output[starts[i]], outputs[i]);
+  }
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    std::int64_t response = output[starts[i]];
+    if (response >= 0) {
+      counts[i] = starts[i] == i ? response : 0;
+    }
+  }
+}
+
 std::vector<std::int64_t> TokenCounter::count_conversation(
     std::span<const Message> conversation) const {
   std::vector<std::int64_t> counts;
@@ -242,22 +275,8 @@ class UsageCounter final : public TokenCounter {
  public:
   explicit UsageCounter(double chars_per_token) : m_chars_per_token(chars_per_token) {}
 
-  void count_across(std::span<const Message> conversation,
-                    std::span<std::int64_t> counts) const override {
-    std::vector<std::size_t> starts = response_starts(conversation);
-    // The largest recorded output of each response, at its first record; -1: none.
-    std::vector<std::int64_t> output(conversation.size(), -1);
-    for (std::size_t i = 0; i < conversation.size(); ++i) {
-      if (auto recorded = recorded_output(conversation[i])) {
-        output[starts[i]] = std::max(output[starts[i]], *recorded);
-      }
-    }
-    for (std::size_t i = 0; i < conversation.size(); ++i) {
-      std::int64_t response = output[starts[i]];
-      if (response >= 0) {
-        counts[i] = starts[i] == i ? response : 0;
-      }
-    }
+  std::int64_t response_output(const Message& message) const override {
+    return recorded_output(message).value_or(-1);
   }
 
   std::int64_t count_message(const Message& message) const override {

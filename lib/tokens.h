@@ -63,13 +63,25 @@ class TokenCounter {
   // Turns the counts of messages on their own (`counts[i]` is `count_message` of
   // `conversation[i]`) into their counts within the conversation, for counters that
   // look across messages (usage: a response split over records counts once). Reads
-  // only kinds, roles, envelopes and usage, never content. The default changes
-  // nothing.
-  virtual void count_across(std::span<const Message> conversation,
-                            std::span<std::int64_t> counts) const {
-    (void)conversation;
-    (void)counts;
+  // only kinds, roles, envelopes and usage, never content: `response_output` of
+  // each message and `response_starts`, then `count_responses`.
+  void count_across(std::span<const Message> conversation, std::span<std::int64_t> counts) const;
+
+  // What `count_across` reads of a message: the output tokens its usage records,
+  // when this counter counts a response by them (usage), as -1 when it does not.
+  // A stage that holds its messages compactly keeps this and counts across with
+  // `count_responses`.
+  virtual std::int64_t response_output(const Message& message) const {
+    (void)message;
+    return -1;
   }
+  // `count_across` over what it reads: for each message, the index of the first
+  // message of its response (`response_starts`) and its `response_output`. A
+  // response counts the largest output any of its records records, at its first
+  // record, and 0 at the others.
+  static void count_responses(std::span<const std::uint32_t> starts,
+                              std::span<const std::int64_t> outputs,
+                              std::span<std::int64_t> counts);
 
   // The tokens of every message of `conversation`, in order; records that are not
   // turns count 0: `count_message` of each, then `count_across`.

@@ -4,6 +4,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "error.h"
+
 namespace convo {
 
 namespace {
@@ -97,45 +99,84 @@ std::vector<std::size_t> response_starts(std::span<const Message> conversation) 
 }
 
 std::vector<AtomicUnit> atomic_units(std::span<const Message> conversation) {
-  const std::size_t n = conversation.size();
-  std::vector<AtomicUnit> units;
-  if (n == 0) {
-    return units;
+  AtomicUnitBuilder builder;
+  for (const Message& message : conversation) {
+    builder.add(message);
   }
-  // Room for a unit a record, of which only the pages used are ever touched: no
-  // copy of the units as they grow beside a conversation held whole.
-  units.reserve(n);
-  // reach[i]: the last record that must be in the same run as record i.
-  std::vector<std::uint32_t> reach(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    reach[i] = static_cast<std::uint32_t>(i);
+  return builder.finish();
+}
+
+namespace {
+
+constexpr std::uint32_t k_turn = std::uint32_t{1} << 31;
+
+}  // namespace
+
+std::size_t AtomicUnitBuilder::add(const Message& message) {
+  const auto i = static_cast<std::uint32_t>(m_reach.size());
+  if (i >= k_turn - 1) {
+    throw Error(message.where, "more than 2 billion records in one conversation");
   }
-  for (const ToolLink& link : link_tools(conversation).links) {
-    reach[link.call] = std::max(reach[link.call], static_cast<std::uint32_t>(link.result));
-  }
-  // The records of one response reach its last (response_starts, without a vector
-  // of its own).
-  std::unordered_map<std::string_view, std::size_t> first;
-  for (std::size_t i = 0; i < n; ++i) {
-    const Message& message = conversation[i];
-    if (message.is_turn() && message.role == Role::assistant &&
-        !message.meta->message_id.empty()) {
-      std::size_t start = first.try_emplace(message.meta->message_id, i).first->second;
-      reach[start] = std::max(reach[start], static_cast<std::uint32_t>(i));
+  const bool turn = message.is_turn();
+  m_reach.push_back(i | (turn ? k_turn : 0));
+  auto reach_to = [&](std::uint32_t from) {
+    std::uint32_t& reach = m_reach[from];
+    reach = (reach & k_turn) | std::max(reach & ~k_turn, i);
+  };
+  auto slot = [&](std::vector<std::uint32_t>& by_id, std::string_view id) -> std::uint32_t& {
+    const std::uint32_t at = m_ids.intern(id);
+    if (at >= by_id.size()) {
+      by_id.resize(std::max<std::size_t>(m_ids.size(), by_id.size() * 2), k_none);
+    }
+    return by_id[at];
+  };
+  if (turn && message.content.is_blocks()) {
+    // Results first: a message cannot answer a call it makes itself (link_tools).
+    for (const Block& block : message.content.blocks) {
+      if (block.type == BlockType::tool_result && !block.id.empty()) {
+        if (const std::uint32_t call = slot(m_call, block.id); call != k_none) {
+          reach_to(call);
+        }
+      }
+    }
+    for (const Block& block : message.content.blocks) {
+      if (block.type == BlockType::tool_use && !block.id.empty()) {
+        slot(m_call, block.id) = i;
+      }
     }
   }
+  // The records of one response reach its last.
+  if (turn && message.role == Role::assistant && !message.meta->message_id.empty()) {
+    std::uint32_t& first = slot(m_response, message.meta->message_id);
+    if (first == k_none) {
+      first = i;
+    }
+    reach_to(first);
+    return first;
+  }
+  return i;
+}
 
+std::vector<AtomicUnit> AtomicUnitBuilder::finish() {
+  const std::size_t n = m_reach.size();
+  std::vector<AtomicUnit> units;
+  if (n > 0) {
+    // Room for a unit a record, of which only the pages used are ever touched: no
+    // copy of the units as they grow beside a conversation held whole.
+    units.reserve(n);
+  }
+  auto reach = [&](std::size_t i) -> std::size_t { return m_reach[i] & ~k_turn; };
   // Sweep: a run ends where nothing before it reaches further. Runs without a
   // turn (bookkeeping records) join the run before them, or the next one at the
   // start of the input.
   std::size_t i = 0;
   while (i < n) {
     std::size_t start = i;
-    std::size_t end = reach[i];
+    std::size_t end = reach(i);
     AtomicUnit unit;
     for (; i <= end; ++i) {
-      end = std::max<std::size_t>(end, reach[i]);
-      if (conversation[i].is_turn()) {
+      end = std::max(end, reach(i));
+      if ((m_reach[i] & k_turn) != 0) {
         if (unit.turns == 0) {
           unit.first_turn = static_cast<std::uint32_t>(i);
         }
@@ -153,12 +194,16 @@ std::vector<AtomicUnit> atomic_units(std::span<const Message> conversation) {
     unit.end = static_cast<std::uint32_t>(i);
     units.push_back(unit);
   }
-  if (units.empty()) {
+  if (units.empty() && n > 0) {
     // No turn at all: everything is one run.
     AtomicUnit all;
     all.end = static_cast<std::uint32_t>(n);
     units.push_back(all);
   }
+  std::vector<std::uint32_t>().swap(m_reach);
+  std::vector<std::uint32_t>().swap(m_call);
+  std::vector<std::uint32_t>().swap(m_response);
+  m_ids.clear();
   return units;
 }
 

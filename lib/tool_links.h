@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "message.h"
+#include "string_table.h"
 
 namespace convo {
 
@@ -75,6 +76,29 @@ struct AtomicUnit {
 // The runs cover the input in order. A conversation without turns is one run.
 // Linear in the input.
 std::vector<AtomicUnit> atomic_units(std::span<const Message> conversation);
+
+// `atomic_units` one record at a time: what the units read of a record (kind,
+// role, response id, tool ids) is read as it is added, so that a stage holding
+// its records compactly (trim --group-by file) need not keep it. 4 bytes a
+// record, and each tool and response id once.
+class AtomicUnitBuilder {
+ public:
+  // Adds the next record; returns the index of the first record of its API
+  // response (`response_starts`).
+  std::size_t add(const Message& message);
+  std::size_t size() const { return m_reach.size(); }
+  // The units of the records added, as `atomic_units`; empties it.
+  std::vector<AtomicUnit> finish();
+
+ private:
+  static constexpr std::uint32_t k_none = UINT32_MAX;
+  // reach[i]: the last record that must be in the same run as record i; the top
+  // bit marks a turn.
+  std::vector<std::uint32_t> m_reach;
+  StringTable m_ids;                      // tool ids and response ids
+  std::vector<std::uint32_t> m_call;      // by tool id: its latest call
+  std::vector<std::uint32_t> m_response;  // by response id: its first record
+};
 
 // --- One record at a time (streaming stages: filter) ---
 

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "formats/format.h"
+#include "held_records.h"
 #include "tool_links.h"
 
 namespace convo {
@@ -119,12 +120,10 @@ std::optional<Message> cut(const Message& message, Side side, std::int64_t room,
   return part;
 }
 
-// What trim keeps: units [from, to), the system unit before them, and in unit
-// `cut_unit` its one message replaced by `cut_message`.
 // Where `"parentUuid": "<parent>"` is in a record's bytes (whatever the spacing
 // around the colon), and its length; npos when it is not there as such.
 std::pair<std::size_t, std::size_t> find_parent_link(std::string_view raw,
-                                                     const std::string& parent) {
+                                                     std::string_view parent) {
   constexpr std::string_view k_key = "\"parentUuid\"";
   for (std::size_t at = raw.find(k_key); at != std::string::npos; at = raw.find(k_key, at + 1)) {
     std::size_t p = at + k_key.size();
@@ -146,6 +145,8 @@ std::pair<std::size_t, std::size_t> find_parent_link(std::string_view raw,
   return {std::string::npos, 0};
 }
 
+// What trim keeps: units [from, to), the system unit before them, and in unit
+// `cut_unit` its one message replaced by `cut_message`.
 struct Window {
   bool system = false;  // unit 0 is the system message, kept apart
   std::size_t from = 0;
@@ -154,21 +155,143 @@ struct Window {
   std::optional<Message> cut_message;
 };
 
-// The message as it was read, for cutting: the message itself, or (for a message
-// whose content was released as it was held) decoded again from its bytes.
-// `index` is its place in the conversation.
-using Restore = std::function<Message(const Message& message, std::size_t index)>;
+// What trim reads of a record besides its tokens and its unit, one byte a record.
+enum TrimTrait : std::uint8_t {
+  k_starts = 1,    // of a --start-on type
+  k_ends = 2,      // of an --end-on type
+  k_system = 4,    // a system message (--include-system)
+  k_cuttable = 8,  // one --allow-partial may cut (`can_cut`)
+  k_released = 16, // its content released as it was held (`release_content`)
+};
+
+std::uint8_t trim_traits(const Message& message, const TrimOptions& options) {
+  if (!message.is_turn()) {
+    return 0;  // only turns start or end a unit, or are cut
+  }
+  std::uint8_t traits = 0;
+  if (!options.start_on.empty() && options.start_on.matches(message)) {
+    traits |= k_starts;
+  }
+  if (!options.end_on.empty() && options.end_on.matches(message)) {
+    traits |= k_ends;
+  }
+  if (options.include_system && has_type(message, "system")) {
+    traits |= k_system;
+  }
+  if (can_cut(message)) {
+    traits |= k_cuttable;
+  }
+  return traits;
+}
+
+// The records of one conversation as trim reads them: their traits, their session
+// links (as ids in `strings()`) and bytes, and each as a `Message`: whole, as it
+// was read (to be cut, or re-encoded with a patched link), or as held (to be
+// written as its bytes; each record taken once).
+class TrimRecords {
+ public:
+  virtual ~TrimRecords() = default;
+  virtual std::uint8_t traits(std::size_t index) const = 0;
+  virtual std::uint32_t uuid(std::size_t index) = 0;
+  virtual std::uint32_t parent(std::size_t index) = 0;
+  virtual const StringTable& strings() = 0;
+  virtual std::string_view bytes(std::size_t index) const = 0;
+  virtual Message whole(std::size_t index) const = 0;
+  virtual Message take(std::size_t index) = 0;
+};
+
+// A conversation held as its `Message`s, some with their content released
+// (`released`, or none).
+class MessageRecords final : public TrimRecords {
+ public:
+  MessageRecords(std::vector<Message>& conversation, const std::vector<bool>* released,
+                 const TrimOptions& options)
+      : m_conversation(conversation), m_released(released), m_options(options) {}
+
+  std::uint8_t traits(std::size_t index) const override {
+    const bool released = m_released != nullptr && (*m_released)[index];
+    return static_cast<std::uint8_t>(trim_traits(m_conversation[index], m_options) |
+                                     (released ? k_released : 0));
+  }
+  std::uint32_t uuid(std::size_t index) override { return links()[index].first; }
+  std::uint32_t parent(std::size_t index) override { return links()[index].second; }
+  const StringTable& strings() override {
+    links();
+    return m_strings;
+  }
+  std::string_view bytes(std::size_t index) const override {
+    return m_conversation[index].raw.view();
+  }
+  Message whole(std::size_t index) const override {
+    const Message& message = m_conversation[index];
+    return (traits(index) & k_released) != 0 ? decode_again(message) : message;
+  }
+  Message take(std::size_t index) override { return std::move(m_conversation[index]); }
+
+ private:
+  // The links of every record, interned the first time they are asked for: copies,
+  // which stay as the messages move out.
+  const std::vector<std::pair<std::uint32_t, std::uint32_t>>& links() {
+    if (m_links.empty() && !m_conversation.empty()) {
+      m_links.reserve(m_conversation.size());
+      for (const Message& message : m_conversation) {
+        m_links.emplace_back(m_strings.intern(message.meta->uuid),
+                             m_strings.intern(message.meta->parent_uuid));
+      }
+    }
+    return m_links;
+  }
+
+  std::vector<Message>& m_conversation;
+  const std::vector<bool>* m_released;
+  const TrimOptions& m_options;
+  StringTable m_strings;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> m_links;
+};
+
+// A conversation held compactly (`HeldRecords`), with the traits of its records
+// read as they were held.
+class CompactRecords final : public TrimRecords {
+ public:
+  CompactRecords(HeldRecords& held, const std::vector<std::uint8_t>& traits)
+      : m_held(held), m_traits(traits) {}
+
+  std::uint8_t traits(std::size_t index) const override { return m_traits[index]; }
+  std::uint32_t uuid(std::size_t index) override { return m_held.uuid_id(index); }
+  std::uint32_t parent(std::size_t index) override { return m_held.parent_id(index); }
+  const StringTable& strings() override { return m_held.strings(); }
+  std::string_view bytes(std::size_t index) const override { return m_held.bytes(index); }
+  Message whole(std::size_t index) const override {
+    if (const Message* full = m_held.full(index)) {
+      return (m_traits[index] & k_released) != 0 ? decode_again(*full) : *full;
+    }
+    // Made from its bytes (`take` copies them, and leaves them held).
+    return decode_again(m_held.take(index));
+  }
+  Message take(std::size_t index) override {
+    const bool compact = m_held.full(index) == nullptr;
+    Message message = m_held.take(index);
+    if (compact) {
+      message.json = nullptr;  // written as its bytes, as a released message is
+    }
+    return message;
+  }
+
+ private:
+  HeldRecords& m_held;
+  const std::vector<std::uint8_t>& m_traits;
+};
 
 class Trimmer {
  public:
-  // `counts[i]` is the tokens of `conversation[i]` within the conversation.
-  Trimmer(const std::vector<Message>& conversation, std::vector<std::int64_t> counts,
-          const TrimOptions& options, const TokenCounter& counter, Restore restore)
-      : m_conversation(conversation),
+  // `counts[i]` is the tokens of record i within the conversation; `units` its
+  // atomic units.
+  Trimmer(TrimRecords& records, std::vector<AtomicUnit> units, std::vector<std::int64_t> counts,
+          const TrimOptions& options, const TokenCounter& counter)
+      : m_records(records),
         m_options(options),
         m_counter(counter),
-        m_restore(std::move(restore)),
-        m_units(atomic_units(conversation)),
+        m_units(std::move(units)),
         m_tokens(std::move(counts)) {
     // Each unit's sum is written over the counts (unit u starts at record u or
     // later): not a second vector beside them.
@@ -198,7 +321,7 @@ class Trimmer {
       }
     }
     if (!m_options.end_on.empty()) {
-      while (idx > 0 && !ends_with(idx - 1, m_options.end_on)) {
+      while (idx > 0 && !ends_with(idx - 1)) {
         --idx;
       }
     }
@@ -210,14 +333,14 @@ class Trimmer {
     Window w;
     std::size_t end = m_units.size();
     if (!m_options.end_on.empty()) {
-      while (end > 0 && !ends_with(end - 1, m_options.end_on)) {
+      while (end > 0 && !ends_with(end - 1)) {
         --end;
       }
     }
     std::size_t begin = 0;
     std::int64_t room = m_options.max_tokens;
     if (m_options.include_system && end > 0 && m_units[0].turns > 0 &&
-        has_type(m_conversation[m_units[0].first_turn], "system")) {
+        (m_records.traits(m_units[0].first_turn) & k_system) != 0) {
       w.system = true;
       begin = 1;
       room = std::max<std::int64_t>(0, room - m_tokens[0]);
@@ -235,7 +358,7 @@ class Trimmer {
       }
     }
     if (!m_options.start_on.empty()) {
-      while (idx < end && !starts_with(idx, m_options.start_on)) {
+      while (idx < end && !starts_with(idx)) {
         ++idx;
       }
     }
@@ -244,12 +367,14 @@ class Trimmer {
     return w;
   }
 
-  std::vector<Message> take(std::vector<Message>& conversation, Window& w) const {
+  std::vector<Message> take(Window& w) const {
     // A kept record whose parent is dropped (Claude Code's parentUuid chain) is
     // linked to its nearest kept ancestor, or made a root: the result reads as a
-    // conversation on its own, and `check` finds no dangling parent in it.
-    // Copies, not views: the messages move out as they are taken.
-    std::unordered_set<std::string> kept;
+    // conversation on its own, and `check` finds no dangling parent in it. The
+    // links are ids of strings the records hold (they stay as the records move
+    // out), the ancestors found through vectors by id: 5 bytes a uuid, not a map.
+    constexpr std::uint32_t none = StringTable::k_none;
+    const std::size_t n = m_units.empty() ? 0 : m_units.back().end;
     auto each_kept = [&](auto fn) {
       if (w.system) {
         for (std::size_t i = m_units[0].begin; i < m_units[0].end; ++i) {
@@ -262,51 +387,61 @@ class Trimmer {
         }
       }
     };
+    const StringTable& strings = m_records.strings();
+    std::vector<bool> kept(strings.size(), false);  // by uuid
+    bool any_kept = false;
     each_kept([&](std::size_t, std::size_t i) {
-      if (!conversation[i].meta->uuid.empty()) {
-        kept.insert(conversation[i].meta->uuid);
+      if (std::uint32_t uuid = m_records.uuid(i); uuid != none) {
+        kept[uuid] = true;
+        any_kept = true;
       }
     });
-    std::unordered_map<std::string, std::string> parent_of;
-    if (!kept.empty()) {
-      for (const Message& m : conversation) {
-        if (!m.meta->uuid.empty()) {
-          parent_of.emplace(m.meta->uuid, m.meta->parent_uuid);
+    // Each uuid's parent, as its first record names it.
+    std::vector<std::uint32_t> parent_of;
+    std::vector<bool> has_parent_of;
+    std::size_t uuids = 0;
+    if (any_kept) {
+      parent_of.assign(strings.size(), none);
+      has_parent_of.assign(strings.size(), false);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (std::uint32_t uuid = m_records.uuid(i); uuid != none && !has_parent_of[uuid]) {
+          has_parent_of[uuid] = true;
+          parent_of[uuid] = m_records.parent(i);
+          ++uuids;
         }
       }
     }
-    // The nearest kept ancestor of a record whose parent is `parent`, or "".
-    auto kept_ancestor = [&](std::string parent) -> std::string {
+    // The nearest kept ancestor of a record whose parent is `parent`, or none.
+    auto kept_ancestor = [&](std::uint32_t parent) {
       std::size_t steps = 0;
-      while (!parent.empty() && kept.count(parent) == 0 && steps++ < parent_of.size()) {
-        auto up = parent_of.find(parent);
-        parent = up == parent_of.end() ? std::string() : up->second;
+      while (parent != none && !kept[parent] && steps++ < uuids) {
+        parent = has_parent_of[parent] ? parent_of[parent] : none;
       }
-      return kept.count(parent) != 0 ? parent : std::string();
+      return parent != none && kept[parent] ? parent : none;
     };
     std::vector<Message> out;
     each_kept([&](std::size_t u, std::size_t i) {
-      const std::string parent = conversation[i].meta->parent_uuid;
-      bool orphan = !kept.empty() && !parent.empty() && kept.count(parent) == 0;
+      const std::uint32_t parent = m_records.parent(i);
+      bool orphan = any_kept && parent != none && !kept[parent];
       bool cut = w.cut_unit == u && i == m_units[u].first_turn;
       // The link is patched in the record's bytes, which stay otherwise as they
       // were (and count as they did); a record written otherwise is re-encoded.
       std::size_t at = std::string::npos;
       std::size_t link_size = 0;
       if (orphan && !cut) {
-        std::tie(at, link_size) = find_parent_link(conversation[i].raw, parent);
+        std::tie(at, link_size) = find_parent_link(m_records.bytes(i), strings.text(parent));
       }
       if (cut) {
         out.push_back(std::move(*w.cut_message));
       } else if (orphan && at == std::string::npos) {
-        out.push_back(m_restore(conversation[i], i));  // whole again, to be re-encoded
+        out.push_back(m_records.whole(i));  // whole again, to be re-encoded
         out.back().modified = true;
       } else {
-        out.push_back(std::move(conversation[i]));
+        out.push_back(m_records.take(i));
       }
       if (orphan) {
         Message& m = out.back();
-        m.meta.edit().parent_uuid = kept_ancestor(parent);
+        m.meta.edit().parent_uuid = strings.text(kept_ancestor(parent));
         if (at != std::string::npos) {
           std::string patched = m.raw.str();
           patched.replace(at, link_size,
@@ -321,11 +456,11 @@ class Trimmer {
   }
 
  private:
-  bool starts_with(std::size_t unit, const TypeSet& types) const {
-    return m_units[unit].turns > 0 && types.matches(m_conversation[m_units[unit].first_turn]);
+  bool starts_with(std::size_t unit) const {
+    return m_units[unit].turns > 0 && (m_records.traits(m_units[unit].first_turn) & k_starts) != 0;
   }
-  bool ends_with(std::size_t unit, const TypeSet& types) const {
-    return m_units[unit].turns > 0 && types.matches(m_conversation[m_units[unit].last_turn]);
+  bool ends_with(std::size_t unit) const {
+    return m_units[unit].turns > 0 && (m_records.traits(m_units[unit].last_turn) & k_ends) != 0;
   }
 
   // Cuts the one message of unit `unit` to fit `room`, when the unit is a single
@@ -335,22 +470,20 @@ class Trimmer {
       return;
     }
     const std::size_t index = m_units[unit].first_turn;
-    const Message& message = m_conversation[index];
-    if (room < 0 || !can_cut(message)) {
+    if (room < 0 || (m_records.traits(index) & k_cuttable) == 0) {
       return;
     }
     std::optional<Message> part =
-        cut(m_restore(message, index), side, room, m_options.text_splitter, m_counter);
+        cut(m_records.whole(index), side, room, m_options.text_splitter, m_counter);
     if (part) {
       w.cut_unit = unit;
       w.cut_message = std::move(part);
     }
   }
 
-  const std::vector<Message>& m_conversation;
+  TrimRecords& m_records;
   const TrimOptions& m_options;
   const TokenCounter& m_counter;
-  Restore m_restore;
   std::vector<AtomicUnit> m_units;
   std::vector<std::int64_t> m_tokens;  // per unit
 };
@@ -420,16 +553,15 @@ std::vector<std::string> split_text(std::string_view text, TextSplitter splitter
 
 namespace {
 
-std::vector<Message> trim_counted(std::vector<Message> conversation,
-                                  std::vector<std::int64_t> counts,
-                                  const TrimOptions& options, const TokenCounter& counter,
-                                  Restore restore) {
-  if (conversation.empty()) {
-    return conversation;
+std::vector<Message> trim_counted(TrimRecords& records, std::vector<AtomicUnit> units,
+                                  std::vector<std::int64_t> counts, const TrimOptions& options,
+                                  const TokenCounter& counter) {
+  if (units.empty()) {
+    return {};
   }
-  Trimmer trimmer(conversation, std::move(counts), options, counter, std::move(restore));
+  Trimmer trimmer(records, std::move(units), std::move(counts), options, counter);
   Window window = options.strategy == TrimStrategy::first ? trimmer.first() : trimmer.last();
-  return trimmer.take(conversation, window);
+  return trimmer.take(window);
 }
 
 // Drops what trim does not look at from a message that will be written as its
@@ -479,9 +611,14 @@ std::vector<T> take_front(std::vector<T>& values, std::size_t n) {
   return front;
 }
 
-// Holds one conversation at a time (through ConversationStage), counting each
-// message's tokens as it comes and releasing the content of those that will be
-// written as their bytes.
+// Holds one conversation at a time, counting each message's tokens as it comes
+// and releasing the content of those that will be written as their bytes. A
+// conversation of one whole input (--group-by file: a Claude Code log of a
+// gigabyte) is held compactly instead: each record written as its bytes is held
+// as those bytes, what `HeldRecords` keeps beside them (48 bytes and its uuid),
+// and what trim reads of it (its tokens, its traits and its response, 21 bytes,
+// and the 4 bytes of its atomic unit, found as it comes); a `Message` is made only
+// for a record kept. Other groupings hold a session, mostly short: as `Message`s.
 class TrimStage final : public StreamStage {
  public:
   TrimStage(const TrimOptions& options, std::shared_ptr<const TokenCounter> counter,
@@ -489,22 +626,65 @@ class TrimStage final : public StreamStage {
       : m_options(options),
         m_counter(std::move(counter)),
         m_to(to),
+        m_compact(group_by == GroupBy::file),
         m_conversations([this](std::vector<Message> conversation) { return trim_held(std::move(conversation)); },
-                        group_by) {}
+                        group_by),
+        m_held(false) {}
 
   void push(Message&& message, MessageSink& next) override {
     m_counts.push_back(m_counter->count_message(message));
     bool own_bytes = message.origin != Format::none && keeps_own_bytes(message, m_to);
-    m_released.push_back(own_bytes && message.kind != Kind::invalid);
-    if (m_released.back()) {
+    const bool released = own_bytes && message.kind != Kind::invalid;
+    if (released) {
       release_content(message);
     }
-    m_conversations.push(std::move(message), next);
+    if (!m_compact) {
+      m_released.push_back(released);
+      m_conversations.push(std::move(message), next);
+      return;
+    }
+    // What trim reads is read as the record comes (of the released record, as it
+    // is read of one held whole).
+    m_starts.push_back(static_cast<std::uint32_t>(m_units.add(message)));
+    m_outputs.push_back(m_counter->response_output(message));
+    std::uint8_t traits = trim_traits(message, m_options);
+    if (released && m_held.may_hold_as_bytes(message)) {
+      mark_held_as_bytes(message);
+    } else if (released) {
+      traits |= k_released;
+    }
+    m_traits.push_back(traits);
+    m_held.hold(std::move(message));
   }
 
-  void finish(MessageSink& next) override { m_conversations.finish(next); }
+  void finish(MessageSink& next) override {
+    if (!m_compact) {
+      m_conversations.finish(next);
+      return;
+    }
+    if (m_held.empty()) {
+      return;
+    }
+    TokenCounter::count_responses(m_starts, m_outputs, m_counts);
+    std::vector<std::uint32_t>().swap(m_starts);
+    std::vector<std::int64_t>().swap(m_outputs);
+    CompactRecords records(m_held, m_traits);
+    std::vector<Message> out = trim_counted(records, m_units.finish(), std::move(m_counts),
+                                            m_options, *m_counter);
+    m_counts = {};
+    m_held.clear();
+    std::vector<std::uint8_t>().swap(m_traits);
+    count_emptied(out, 1);
+    next.put_conversation(std::move(out));
+  }
 
  private:
+  void count_emptied(const std::vector<Message>& out, std::size_t n) const {
+    if (out.empty() && n > 0 && m_options.emptied) {
+      m_options.emptied->fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
   // ConversationStage hands over the messages held so far; the message that made it
   // flush (the first of the next session) has been counted already and stays.
   std::vector<Message> trim_held(std::vector<Message> conversation) {
@@ -512,23 +692,28 @@ class TrimStage final : public StreamStage {
     std::vector<std::int64_t> counts = take_front(m_counts, n);
     std::vector<bool> released = take_front(m_released, n);
     m_counter->count_across(conversation, counts);
-    Restore restore = [&released](const Message& message, std::size_t index) {
-      return released[index] ? decode_again(message) : message;
-    };
+    std::vector<AtomicUnit> units = atomic_units(conversation);
+    MessageRecords records(conversation, &released, m_options);
     std::vector<Message> out =
-        trim_counted(std::move(conversation), std::move(counts), m_options, *m_counter, restore);
-    if (out.empty() && n > 0 && m_options.emptied) {
-      m_options.emptied->fetch_add(1, std::memory_order_relaxed);
-    }
+        trim_counted(records, std::move(units), std::move(counts), m_options, *m_counter);
+    count_emptied(out, n);
     return out;
   }
 
   TrimOptions m_options;
   std::shared_ptr<const TokenCounter> m_counter;
   std::optional<Format> m_to;
+  bool m_compact;
   std::vector<std::int64_t> m_counts;  // of the messages held, and of one more at most
+  // Held as `Message`s (through m_conversations).
   std::vector<bool> m_released;
   ConversationStage m_conversations;
+  // Held compactly.
+  HeldRecords m_held;
+  AtomicUnitBuilder m_units;
+  std::vector<std::uint32_t> m_starts;  // of each record's response (count_responses)
+  std::vector<std::int64_t> m_outputs;  // TokenCounter::response_output
+  std::vector<std::uint8_t> m_traits;   // TrimTrait
 };
 
 }  // namespace
@@ -537,8 +722,9 @@ std::vector<Message> trim(std::vector<Message> conversation, const TrimOptions& 
                           const TokenCounter& counter) {
   check_trim_options(options);
   std::vector<std::int64_t> counts = counter.count_conversation(conversation);
-  return trim_counted(std::move(conversation), std::move(counts), options, counter,
-                      [](const Message& message, std::size_t) { return message; });
+  std::vector<AtomicUnit> units = atomic_units(conversation);
+  MessageRecords records(conversation, nullptr, options);
+  return trim_counted(records, std::move(units), std::move(counts), options, counter);
 }
 
 std::unique_ptr<StreamStage> make_trim_stage(const TrimOptions& options,
