@@ -119,6 +119,75 @@ TEST_CASE("a held conversation keeps every record where dropping some would chan
   }
 }
 
+TEST_CASE("records held for trim are their bytes, links and places, one at a time",
+          "[held_records]") {
+  HeldRecords held(/*api_view=*/false);
+  std::vector<Message> records =
+      read_messages(k_two_sessions + "not json\n", ReadOptions{std::nullopt, OnError::keep});
+  REQUIRE(records.size() == 7);
+  std::vector<std::string> bytes;
+  for (Message& record : records) {
+    bytes.emplace_back(record.raw.view());
+    if (record.kind == Kind::turn) {
+      REQUIRE(held.may_hold_as_bytes(record));
+      mark_held_as_bytes(record);  // as trim marks what it writes as its bytes
+    }
+    held.hold(std::move(record));
+  }
+  REQUIRE(held.size() == 7);
+  const StringTable& strings = held.strings();
+  for (std::size_t i = 0; i < 7; ++i) {
+    CHECK(held.bytes(i) == bytes[i]);
+  }
+  // Turns held as their bytes, the rest (progress, the bad line) as Messages; the
+  // links of both are ids.
+  CHECK(held.full(0) == nullptr);
+  REQUIRE(held.full(1) != nullptr);
+  CHECK(held.full(1)->kind == Kind::progress);
+  REQUIRE(held.full(6) != nullptr);
+  CHECK(held.full(6)->kind == Kind::invalid);
+  CHECK(strings.text(held.uuid_id(1)) == "a2");
+  CHECK(strings.text(held.parent_id(1)) == "a1");
+  CHECK(strings.text(held.uuid_id(3)) == "a4");
+  CHECK(strings.text(held.parent_id(3)) == "gone");
+  CHECK(held.parent_id(0) == StringTable::k_none);
+  CHECK(held.uuid_id(6) == StringTable::k_none);
+  // A record taken: made from its bytes, and again as often as asked; one held as
+  // its Message is moved out.
+  Message a3 = held.take(2);
+  CHECK(held_as_bytes(a3));
+  CHECK(a3.raw == bytes[2]);
+  CHECK(a3.where.line == 3);
+  CHECK(a3.meta->uuid == "a3");
+  CHECK(a3.meta->message_id == "msg_a");
+  CHECK(a3.timestamp.empty());  // the tree's, not held for trim
+  CHECK(decode_again(a3).content.blocks.at(0).text == "one");
+  CHECK(held.take(2).raw == bytes[2]);
+  Message progress = held.take(1);
+  CHECK(progress.kind == Kind::progress);
+  CHECK(progress.raw == bytes[1]);
+  held.clear();
+  CHECK(held.empty());
+}
+
+TEST_CASE("a record too unusual to hold as bytes is not", "[held_records]") {
+  HeldRecords held(/*api_view=*/false);
+  std::vector<Message> records = read_messages(k_two_sessions);
+  CHECK(held.may_hold_as_bytes(records[0]));
+  records[0].modified = true;
+  CHECK_FALSE(held.may_hold_as_bytes(records[0]));
+  records[1].raw.clear();
+  CHECK_FALSE(held.may_hold_as_bytes(records[1]));
+  held.hold(std::move(records[2]));
+  Message elsewhere = records[3];
+  elsewhere.where.file = std::make_shared<const std::string>("other.jsonl");
+  CHECK_FALSE(held.may_hold_as_bytes(elsewhere));
+  elsewhere.where = records[3].where;
+  elsewhere.where.column = 5;  // one of several records of a line
+  CHECK_FALSE(held.may_hold_as_bytes(elsewhere));
+  CHECK(held.may_hold_as_bytes(records[3]));
+}
+
 TEST_CASE("threads over held records are those over the records, for the corpus",
           "[held_records]") {
   for (const CorpusFile& file : corpus_files()) {

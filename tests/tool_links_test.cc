@@ -97,6 +97,17 @@ TEST_CASE("records of one response share a message id", "[tool_links]") {
   CHECK_FALSE(same_response(records[1], records[3]));
   CHECK_FALSE(same_response(records[0], records[0]));
   CHECK(response_starts(records) == std::vector<std::size_t>{0, 1, 2, 3, 1});
+  // Built one record at a time, the units tell the same response starts.
+  AtomicUnitBuilder builder;
+  std::vector<std::size_t> starts;
+  for (const Message& record : records) {
+    starts.push_back(builder.add(record));
+  }
+  CHECK(starts == response_starts(records));
+  CHECK(builder.size() == 5);
+  CHECK(spans(builder.finish()) == spans(atomic_units(records)));
+  CHECK(builder.size() == 0);  // emptied: it may build the units of another
+  CHECK(builder.finish().empty());
 }
 
 TEST_CASE("a repeated tool_use id is found by block", "[tool_links]") {

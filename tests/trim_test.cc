@@ -454,8 +454,11 @@ TEST_CASE("the trim stage gives what trim gives, releasing and decoding again", 
       options.allow_partial = true;
       options.text_splitter = TextSplitter::space;
       std::vector<Message> expected = trim(input, options, *counter);
-      for (std::optional<Format> to : {std::optional<Format>{}, std::optional<Format>{Format::anthropic}}) {
-        auto stage = make_trim_stage(options, counter, GroupBy::session, to);
+      for (auto [to, group_by] : {std::pair{std::optional<Format>{}, GroupBy::session},
+                                  std::pair{std::optional<Format>{Format::anthropic}, GroupBy::session},
+                                  std::pair{std::optional<Format>{}, GroupBy::file},
+                                  std::pair{std::optional<Format>{Format::anthropic}, GroupBy::file}}) {
+        auto stage = make_trim_stage(options, counter, group_by, to);
         Collect sink;
         for (const Message& message : input) {
           stage->push(Message(message), sink);
@@ -476,6 +479,79 @@ TEST_CASE("the trim stage gives what trim gives, releasing and decoding again", 
     }
   }
   CHECK(cut > 20);
+}
+
+// `messages` trimmed by the trim stage with --group-by file (held compactly).
+std::vector<Message> trim_file(const std::vector<Message>& messages, const TrimOptions& options,
+                               const std::shared_ptr<const TokenCounter>& counter) {
+  class Collect final : public MessageSink {
+   public:
+    void put(Message&& message) override { out.push_back(std::move(message)); }
+    std::vector<Message> out;
+  } sink;
+  auto stage = make_trim_stage(options, counter, GroupBy::file, std::nullopt);
+  for (const Message& message : messages) {
+    stage->push(Message(message), sink);
+  }
+  stage->finish(sink);
+  return std::move(sink.out);
+}
+
+TEST_CASE("trim --group-by file holds a file compactly and keeps what trim keeps, for the corpus",
+          "[trim][corpus]") {
+  // Whole files of the corpus (several sessions, progress, summaries, bad lines),
+  // where records kept lose their parents and have their links patched.
+  std::shared_ptr<const TokenCounter> counters[] = {
+      make_token_counter({TokenCounterKind::approx, k_chars_per_token}),
+      make_token_counter({TokenCounterKind::usage, k_chars_per_token})};
+  int files = 0;
+  int patched = 0;
+  for (const CorpusFile& file : corpus_files()) {
+    if (file.format != Format::claude_code) {
+      continue;
+    }
+    INFO(file.path);
+    std::vector<Message> messages =
+        read_messages(file.text, ReadOptions{std::nullopt, OnError::keep});
+    ++files;
+    std::map<std::uint64_t, std::string> bytes_at;  // by line, as read
+    for (const Message& message : messages) {
+      bytes_at.emplace(message.where.line, message.raw.str());
+    }
+    std::int64_t whole = total(messages, *counters[0]);
+    for (std::int64_t max : {std::int64_t{0}, std::int64_t{2000}, whole / 3, whole}) {
+      for (int variant = 0; variant < 4; ++variant) {
+        TrimOptions options = budget(max, variant == 1 ? TrimStrategy::first : TrimStrategy::last);
+        options.allow_partial = variant < 2;
+        if (variant == 2) {
+          options.include_system = true;
+          options.start_on = TypeSet::parse("human");
+        }
+        if (variant == 3) {
+          options.end_on = TypeSet::parse("ai");
+        }
+        const auto& counter = counters[variant % 2];
+        std::vector<Message> expected = trim(messages, options, *counter);
+        std::vector<Message> got = trim_file(messages, options, counter);
+        REQUIRE(got.size() == expected.size());
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+          CHECK(got[i].raw == expected[i].raw);
+          CHECK(got[i].modified == expected[i].modified);
+          CHECK(got[i].meta->parent_uuid == expected[i].meta->parent_uuid);
+          CHECK(got[i].where.line == expected[i].where.line);
+          if (expected[i].modified) {
+            CHECK(got[i].json != nullptr);  // whole again, to be encoded
+          }
+          patched += !expected[i].modified && got[i].raw != bytes_at[got[i].where.line];
+        }
+      }
+    }
+  }
+  if (files == 0) {
+    WARN("skipped: no corpus");
+    return;
+  }
+  CHECK(patched > 0);
 }
 
 TEST_CASE("trim keeps a conversation that fits whole and in order", "[trim]") {

@@ -616,9 +616,9 @@ std::vector<T> take_front(std::vector<T>& values, std::size_t n) {
 // conversation of one whole input (--group-by file: a Claude Code log of a
 // gigabyte) is held compactly instead: each record written as its bytes is held
 // as those bytes, what `HeldRecords` keeps beside them (48 bytes and its uuid),
-// and what trim reads of it (its tokens, its traits and its response, 21 bytes,
-// and the 4 bytes of its atomic unit, found as it comes); a `Message` is made only
-// for a record kept. Other groupings hold a session, mostly short: as `Message`s.
+// and what trim reads of it (its tokens and traits, 9 bytes, its response where it
+// is not the first record of one, and the 4 bytes of its atomic unit, found as it
+// comes); a `Message` is made only for a record kept. Other groupings hold a session, mostly short: as `Message`s.
 class TrimStage final : public StreamStage {
  public:
   TrimStage(const TrimOptions& options, std::shared_ptr<const TokenCounter> counter,
@@ -645,8 +645,13 @@ class TrimStage final : public StreamStage {
     }
     // What trim reads is read as the record comes (of the released record, as it
     // is read of one held whole).
-    m_starts.push_back(static_cast<std::uint32_t>(m_units.add(message)));
-    m_outputs.push_back(m_counter->response_output(message));
+    const auto index = static_cast<std::uint32_t>(m_units.size());
+    if (const std::size_t start = m_units.add(message); start != index) {
+      m_later.emplace_back(index, static_cast<std::uint32_t>(start));
+    }
+    if (const std::int64_t output = m_counter->response_output(message); output >= 0) {
+      m_outputs.emplace_back(index, output);
+    }
     std::uint8_t traits = trim_traits(message, m_options);
     if (released && m_held.may_hold_as_bytes(message)) {
       mark_held_as_bytes(message);
@@ -665,9 +670,7 @@ class TrimStage final : public StreamStage {
     if (m_held.empty()) {
       return;
     }
-    TokenCounter::count_responses(m_starts, m_outputs, m_counts);
-    std::vector<std::uint32_t>().swap(m_starts);
-    std::vector<std::int64_t>().swap(m_outputs);
+    count_across();
     CompactRecords records(m_held, m_traits);
     std::vector<Message> out = trim_counted(records, m_units.finish(), std::move(m_counts),
                                             m_options, *m_counter);
@@ -679,6 +682,27 @@ class TrimStage final : public StreamStage {
   }
 
  private:
+  // TokenCounter::count_across over what was kept of the records held compactly:
+  // with usage recorded (the usage counter), each record's response and output.
+  void count_across() {
+    if (!m_outputs.empty()) {
+      std::vector<std::uint32_t> starts(m_counts.size());
+      for (std::uint32_t i = 0; i < starts.size(); ++i) {
+        starts[i] = i;
+      }
+      for (auto [index, start] : m_later) {
+        starts[index] = start;
+      }
+      std::vector<std::int64_t> outputs(m_counts.size(), -1);
+      for (auto [index, output] : m_outputs) {
+        outputs[index] = output;
+      }
+      TokenCounter::count_responses(starts, outputs, m_counts);
+    }
+    std::vector<std::pair<std::uint32_t, std::uint32_t>>().swap(m_later);
+    std::vector<std::pair<std::uint32_t, std::int64_t>>().swap(m_outputs);
+  }
+
   void count_emptied(const std::vector<Message>& out, std::size_t n) const {
     if (out.empty() && n > 0 && m_options.emptied) {
       m_options.emptied->fetch_add(1, std::memory_order_relaxed);
@@ -711,9 +735,11 @@ class TrimStage final : public StreamStage {
   // Held compactly.
   HeldRecords m_held;
   AtomicUnitBuilder m_units;
-  std::vector<std::uint32_t> m_starts;  // of each record's response (count_responses)
-  std::vector<std::int64_t> m_outputs;  // TokenCounter::response_output
-  std::vector<std::uint8_t> m_traits;   // TrimTrait
+  // The records not the first of their response, with its first; the records with
+  // a `TokenCounter::response_output` (only those: most counters record none).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> m_later;
+  std::vector<std::pair<std::uint32_t, std::int64_t>> m_outputs;
+  std::vector<std::uint8_t> m_traits;  // TrimTrait
 };
 
 }  // namespace

@@ -86,8 +86,11 @@ std::vector<Message> trim(std::vector<Message> conversation, const TrimOptions& 
 // message that will be written as its own bytes (`to` is its format or nullopt, and
 // it is not part of a multi-message document) then keeps only those bytes and what
 // trim looks at (kinds, roles, envelopes, block types and tool ids), so a held
-// conversation costs little more than its size in bytes. The one message
-// --allow-partial cuts is decoded again from its bytes. Throws like
+// conversation costs little more than its size in bytes. With GroupBy::file (a
+// conversation is a whole input) such a message is held as its bytes in
+// `HeldRecords` and what trim reads of it beside them (tokens, response, traits,
+// its atomic unit found as it comes), and becomes a `Message` only when kept. The
+// one message --allow-partial cuts is decoded again from its bytes. Throws like
 // `check_trim_options`.
 std::unique_ptr<StreamStage> make_trim_stage(const TrimOptions& options,
                                              std::shared_ptr<const TokenCounter> counter,
