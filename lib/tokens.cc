@@ -201,15 +201,18 @@ std::int64_t approx_tokens(const Message& message, double chars_per_token) {
 
 void TokenCounter::count_across(std::span<const Message> conversation,
                                 std::span<std::int64_t> counts) const {
-  std::vector<std::int64_t> outputs;
-  outputs.reserve(conversation.size());
-  bool any = false;
-  for (const Message& message : conversation) {
-    outputs.push_back(response_output(message));
-    any = any || outputs.back() >= 0;
+  // Nothing is made before the first output: most counters record none, and a
+  // vector a message beside a conversation held whole is memory it did not need.
+  std::size_t first = 0;
+  while (first < conversation.size() && response_output(conversation[first]) < 0) {
+    ++first;
   }
-  if (!any) {
-    return;  // nothing counted across (every counter but usage)
+  if (first == conversation.size()) {
+    return;
+  }
+  std::vector<std::int64_t> outputs(conversation.size(), -1);
+  for (std::size_t i = first; i < conversation.size(); ++i) {
+    outputs[i] = response_output(conversation[i]);
   }
   std::vector<std::size_t> found = response_starts(conversation);
   std::vector<std::uint32_t> starts(found.begin(), found.end());

@@ -100,6 +100,7 @@ std::vector<std::size_t> response_starts(std::span<const Message> conversation) 
 
 std::vector<AtomicUnit> atomic_units(std::span<const Message> conversation) {
   AtomicUnitBuilder builder;
+  builder.reserve(conversation.size());
   for (const Message& message : conversation) {
     builder.add(message);
   }

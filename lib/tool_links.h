@@ -87,6 +87,8 @@ class AtomicUnitBuilder {
   // response (`response_starts`).
   std::size_t add(const Message& message);
   std::size_t size() const { return m_reach.size(); }
+  // Room for `n` records: no copy of what is held as it grows.
+  void reserve(std::size_t n) { m_reach.reserve(n); }
   // The units of the records added, as `atomic_units`; empties it.
   std::vector<AtomicUnit> finish();
 

@@ -185,7 +185,7 @@ std::uint8_t trim_traits(const Message& message, const TrimOptions& options) {
 }
 
 // The records of one conversation as trim reads them: their traits, their session
-// links (as ids in `strings()`) and bytes, and each as a `Message`: whole, as it
+// links (as ids in `strings()`, which may grow as they are asked for) and bytes, and each as a `Message`: whole, as it
 // was read (to be cut, or re-encoded with a patched link), or as held (to be
 // written as its bytes; each record taken once).
 class TrimRecords {
@@ -213,12 +213,14 @@ class MessageRecords final : public TrimRecords {
     return static_cast<std::uint8_t>(trim_traits(m_conversation[index], m_options) |
                                      (released ? k_released : 0));
   }
-  std::uint32_t uuid(std::size_t index) override { return links()[index].first; }
-  std::uint32_t parent(std::size_t index) override { return links()[index].second; }
-  const StringTable& strings() override {
-    links();
-    return m_strings;
+  // Interned as they are asked for: copies, which stay as the messages move out.
+  std::uint32_t uuid(std::size_t index) override {
+    return m_strings.intern(m_conversation[index].meta->uuid);
   }
+  std::uint32_t parent(std::size_t index) override {
+    return m_strings.intern(m_conversation[index].meta->parent_uuid);
+  }
+  const StringTable& strings() override { return m_strings; }
   std::string_view bytes(std::size_t index) const override {
     return m_conversation[index].raw.view();
   }
@@ -229,24 +231,10 @@ class MessageRecords final : public TrimRecords {
   Message take(std::size_t index) override { return std::move(m_conversation[index]); }
 
  private:
-  // The links of every record, interned the first time they are asked for: copies,
-  // which stay as the messages move out.
-  const std::vector<std::pair<std::uint32_t, std::uint32_t>>& links() {
-    if (m_links.empty() && !m_conversation.empty()) {
-      m_links.reserve(m_conversation.size());
-      for (const Message& message : m_conversation) {
-        m_links.emplace_back(m_strings.intern(message.meta->uuid),
-                             m_strings.intern(message.meta->parent_uuid));
-      }
-    }
-    return m_links;
-  }
-
   std::vector<Message>& m_conversation;
   const std::vector<bool>* m_released;
   const TrimOptions& m_options;
   StringTable m_strings;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> m_links;
 };
 
 // A conversation held compactly (`HeldRecords`), with the traits of its records
@@ -387,15 +375,24 @@ class Trimmer {
         }
       }
     };
-    const StringTable& strings = m_records.strings();
-    std::vector<bool> kept(strings.size(), false);  // by uuid
-    bool any_kept = false;
+    std::vector<std::uint32_t> kept_uuids;
     each_kept([&](std::size_t, std::size_t i) {
       if (std::uint32_t uuid = m_records.uuid(i); uuid != none) {
-        kept[uuid] = true;
-        any_kept = true;
+        kept_uuids.push_back(uuid);
       }
     });
+    const bool any_kept = !kept_uuids.empty();
+    if (any_kept) {
+      for (std::size_t i = 0; i < n; ++i) {  // every link an id, before the ids are counted
+        m_records.uuid(i);
+        m_records.parent(i);
+      }
+    }
+    const StringTable& strings = m_records.strings();
+    std::vector<bool> kept(strings.size(), false);  // by uuid
+    for (std::uint32_t uuid : kept_uuids) {
+      kept[uuid] = true;
+    }
     // Each uuid's parent, as its first record names it.
     std::vector<std::uint32_t> parent_of;
     std::vector<bool> has_parent_of;
