@@ -185,9 +185,9 @@ std::uint8_t trim_traits(const Message& message, const TrimOptions& options) {
 }
 
 // The records of one conversation as trim reads them: their traits, their session
-// links (as ids in `strings()`, which may grow as they are asked for) and bytes, and each as a `Message`: whole, as it
-// was read (to be cut, or re-encoded with a patched link), or as held (to be
-// written as its bytes; each record taken once).
+// links (as ids in `strings()`, which may grow as they are asked for) and bytes,
+// and each as a `Message`: whole, as it was read (to be cut, or re-encoded with a
+// patched link), or as held (to be written as its bytes; each record taken once).
 class TrimRecords {
  public:
   virtual ~TrimRecords() = default;
