@@ -334,19 +334,53 @@ std::optional<bool> json_object_as_written(std::string_view text);
 // `text` is not one JSON value; parse a pristine copy with `parse_json` to learn why.
 bool parse_json_in_place(std::string& text, JsonDoc& doc);
 
-// Bytes of zeros an in-place parse needs after its text (`parse_json_apart`'s
-// input; `reserve_parse_padding` makes room for them in a std::string).
+// Bytes an in-place parse needs after its text: a NUL, then bytes it may read
+// (zeros after a std::string's text: `reserve_parse_padding` makes room for them).
 inline constexpr std::size_t k_json_parse_padding = 16;
 
 // Like `parse_json_in_place`, but leaves `text` as it is: the parser reads it and
-// writes the strings it unescapes to `out` instead, one after another, each ended
-// by a NUL; `out` must outlive `doc`. `text` must be followed by
-// `k_json_parse_padding` zero bytes in memory, and `out` have room for `text.size()
-// + k_json_parse_padding` bytes (the strings never take more than the text). For a
-// record of hundreds of MB kept as it was read: its strings are not a copy of the
-// whole record. Stores in `written` the bytes written to `out`; false as
-// `parse_json_in_place`.
-bool parse_json_apart(std::string_view text, char* out, JsonDoc& doc, std::size_t& written);
+// unescapes each string into `shadow` at the string's own offset in `text` (ended
+// by a NUL there), so that a string's place in `shadow` is where it was read from
+// (`json_as_read` takes `shadow` as the text parsed). `text` must be followed in
+// memory by a NUL byte and `k_json_parse_padding - 1` more readable bytes, whatever
+// they hold (a line in the reader's buffer, its LF made a NUL for the parse), and
+// `shadow` have room for `text.size() + k_json_parse_padding` bytes; `doc` points
+// into `shadow`, which must outlive it. A UTF-16 surrogate escape that is not half
+// of a pair (`\ud800` alone: JSON.stringify writes them when it cuts a string
+// mid-pair) is read as U+FFFD, as `replace_lone_surrogates` makes it, and counted in
+// `lone_surrogates`. False as `parse_json_in_place`.
+bool parse_json_shadowed(std::string_view text, char* shadow, JsonDoc& doc,
+                         std::size_t& lone_surrogates);
+
+// What the byte of a shadow at a string's opening quote says of the string's bytes
+// in the text (parse_json_shadowed writes it; in a text parsed in place that byte
+// is the quote itself, which says nothing).
+enum class ShadowMark : char {
+  spelled_otherwise = 0,   // an escape the writer spells otherwise (`\/`, `\u00e9`)
+  as_read = 1,             // no escapes: the bytes are the string's, as in the shadow
+  escaped_as_written = 2,  // escapes as the writer writes them, and how many bytes
+                           // they add: past the string's NUL (write_shadow_escapes)
+};
+
+// Writes `bytes` (at least 1), the bytes a string's escapes add, at `at`, which has
+// that many bytes of room; `read_shadow_escapes` reads it back.
+inline void write_shadow_escapes(char* at, std::size_t bytes) {
+  if (bytes < 255) {
+    at[0] = static_cast<char>(bytes);
+  } else {  // 255 bytes of room at least
+    at[0] = static_cast<char>(255);
+    std::memcpy(at + 1, &bytes, sizeof bytes);
+  }
+}
+inline std::size_t read_shadow_escapes(const char* at) {
+  const auto first = static_cast<unsigned char>(at[0]);
+  if (first < 255) {
+    return first;
+  }
+  std::size_t bytes = 0;
+  std::memcpy(&bytes, at + 1, sizeof bytes);
+  return bytes;
+}
 
 // Makes room in `text` for `size` bytes and what parse_json_in_place adds after
 // them, so that it need not move them: call before filling `text`.
@@ -385,8 +419,10 @@ void append_json(const JsonValue& value, std::string& out);
 // The bytes `value` (a string, or an object with members) was read from, when they
 // are what `to_json` gives for it (compact, the writer's escapes, integers only):
 // written from there, a record's unchanged part is not escaped again. `text` is what
-// `parse_json_in_place` parsed `value`'s document from, a copy of `raw`. Empty when
-// the bytes are spelled otherwise or `value` was not read from `text`.
+// `parse_json_in_place` parsed `value`'s document from, a copy of `raw`, or the
+// shadow `parse_json_shadowed` parsed it into from `raw` (whose marks say where its
+// strings end: their bytes are not scanned). Empty when the bytes are spelled
+// otherwise or `value` was not read from `text`.
 std::string_view json_as_read(const JsonValue& value, std::string_view text, std::string_view raw);
 
 // Whether `text`, one JSON value (valid: this does not check), is spelled as `to_json`

@@ -157,6 +157,95 @@ std::size_t scan_value(const char* s, std::size_t n, std::size_t p, std::size_t&
   return k_not_as_written;
 }
 
+// The offset just past the value `value` read from `raw` at `p`, when its bytes
+// are as the writer writes it; npos otherwise. For a text parsed by
+// parse_json_shadowed (`shadow`, as long as `raw`): its strings are where the
+// shadow's marks say, found without scanning their bytes; numbers and the rest are
+// read as scan_value reads them. Follows the value as parsed, so nesting is bounded
+// by the parse's depth limit.
+std::size_t marked_value_end(const JsonValue& value, const char* shadow, std::string_view raw,
+                             std::size_t p) {
+  const char* const s = raw.data();
+  const std::size_t n = raw.size();
+  if (p >= n) {
+    return k_not_as_written;
+  }
+  switch (value.GetType()) {
+    case rapidjson::kStringType: {
+      if (s[p] != '"' || value.GetString() != shadow + p + 1) {
+        return k_not_as_written;  // not a string of this shadow, or not at `p`
+      }
+      const std::size_t length = value.GetStringLength();
+      std::size_t source = length;
+      switch (static_cast<ShadowMark>(shadow[p])) {
+        case ShadowMark::as_read:
+          break;
+        case ShadowMark::escaped_as_written:
+          source += read_shadow_escapes(shadow + p + 1 + length + 1);
+          break;
+        default:
+          return k_not_as_written;
+      }
+      const std::size_t end = p + 1 + source;
+      return end < n && s[end] == '"' ? end + 1 : k_not_as_written;
+    }
+    case rapidjson::kObjectType: {
+      if (s[p] != '{') {
+        return k_not_as_written;
+      }
+      ++p;
+      bool first = true;
+      for (const auto& member : value.GetObject()) {
+        if (!first) {
+          if (p >= n || s[p] != ',') {
+            return k_not_as_written;
+          }
+          ++p;
+        }
+        first = false;
+        p = marked_value_end(member.name, shadow, raw, p);
+        if (p == k_not_as_written || p >= n || s[p] != ':') {
+          return k_not_as_written;
+        }
+        p = marked_value_end(member.value, shadow, raw, p + 1);
+        if (p == k_not_as_written) {
+          return p;
+        }
+      }
+      return p < n && s[p] == '}' ? p + 1 : k_not_as_written;
+    }
+    case rapidjson::kArrayType: {
+      if (s[p] != '[') {
+        return k_not_as_written;
+      }
+      ++p;
+      bool first = true;
+      for (const auto& element : value.GetArray()) {
+        if (!first) {
+          if (p >= n || s[p] != ',') {
+            return k_not_as_written;
+          }
+          ++p;
+        }
+        first = false;
+        p = marked_value_end(element, shadow, raw, p);
+        if (p == k_not_as_written) {
+          return p;
+        }
+      }
+      return p < n && s[p] == ']' ? p + 1 : k_not_as_written;
+    }
+    case rapidjson::kNumberType:
+      return s[p] == '-' || (s[p] >= '0' && s[p] <= '9') ? scan_number(s, n, p) : k_not_as_written;
+    default: {  // null, true, false
+      const std::string_view word = value.IsNull() ? "null" : value.IsTrue() ? "true" : "false";
+      return n - p >= word.size() && std::memcmp(s + p, word.data(), word.size()) == 0
+                 ? p + word.size()
+                 : k_not_as_written;
+    }
+  }
+}
+
 }  // namespace
 
 std::string_view json_as_read(const JsonValue& value, std::string_view text, std::string_view raw) {
@@ -185,6 +274,12 @@ std::string_view json_as_read(const JsonValue& value, std::string_view text, std
   const std::size_t start = at - base - back;
   if (value.IsObject() ? raw[start] != '{' || raw[start + 1] != '"' : raw[start] != '"') {
     return {};
+  }
+  // Parsed into a shadow (its mark at the first string's quote, where text parsed
+  // in place has the quote): the value as parsed says where its strings end.
+  if (text[at - base - 1] != '"') {
+    const std::size_t end = marked_value_end(value, text.data(), raw, start);
+    return end == k_not_as_written ? std::string_view() : raw.substr(start, end - start);
   }
   std::size_t members = 0;
   std::size_t length = 0;

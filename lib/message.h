@@ -551,12 +551,16 @@ struct Source {
 
   // A private copy of the record's bytes that the parser unescapes strings into
   // (in-situ parsing: no string is copied twice); `doc`'s strings point into it.
-  // Empty when `doc` owns its strings.
+  // Empty when `doc` owns its strings or `strings` holds them.
   std::string text;
-  // For a long record (io/record_reader.h), the strings the parser unescaped,
-  // written apart from the record's bytes, which it read without copying them
-  // (`parse_json_apart`); `doc`'s strings point into it, and `text` is empty.
+  // A record read by io/record_reader.h: the strings the parser unescaped, each at
+  // its own offset in the record's bytes, which it read without copying them
+  // (`parse_json_shadowed`); as long as the bytes, `doc`'s strings point into it,
+  // and `text` is empty.
   Bytes strings;
+  // The text `doc` was parsed from, as far as where its strings are goes: `text`,
+  // or `strings`, laid out alike (json_as_read finds a value's bytes by it).
+  std::string_view parsed_text() const { return text.empty() ? strings.view() : std::string_view(text); }
   JsonAllocator allocator;
   JsonDoc doc;
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -359,19 +360,32 @@ void values_with_positions(const JsonValue& value, std::vector<const JsonValue*>
 }
 
 // How many values of `raw`, read as the reader reads a line, json_as_read gives
-// bytes for; every one of them must be what to_json writes.
+// bytes for; every one of them must be what to_json writes. Parsed in place and
+// into a shadow (as the reader parses), which must give the same bytes.
 std::size_t as_read_count(const std::string& raw) {
   std::string text = raw;
   JsonDoc doc;
   REQUIRE(parse_json_in_place(text, doc));
   std::vector<const JsonValue*> values;
   values_with_positions(doc, values);
+  std::string padded = raw;
+  padded.append(k_json_parse_padding, '\0');
+  std::vector<char> shadow(raw.size() + k_json_parse_padding);
+  JsonDoc shadowed;
+  std::size_t lone = 0;
+  REQUIRE(parse_json_shadowed(std::string_view(padded.data(), raw.size()), shadow.data(), shadowed,
+                              lone));
+  std::vector<const JsonValue*> shadowed_values;
+  values_with_positions(shadowed, shadowed_values);
+  REQUIRE(shadowed_values.size() == values.size());
   std::size_t found = 0;
-  for (const JsonValue* value : values) {
-    std::string_view bytes = json_as_read(*value, text, raw);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    std::string_view bytes = json_as_read(*values[i], text, raw);
+    INFO(raw << " -> " << bytes);
+    CHECK(json_as_read(*shadowed_values[i], std::string_view(shadow.data(), raw.size()), raw) ==
+          bytes);
     if (!bytes.empty()) {
-      INFO(raw << " -> " << bytes);
-      CHECK(bytes == to_json(*value));
+      CHECK(bytes == to_json(*values[i]));
       ++found;
     }
   }
@@ -397,6 +411,15 @@ TEST_CASE("json_as_read gives a value's source bytes only when they are as writt
   CHECK(as_read_count(R"({"a":12345678901234567890})") == 0);
   // The parts spelled as written still are, beside parts that are not.
   CHECK(as_read_count(R"({"a":{"b":"c"},"d":{"e": 1}})") == 2);  // {"b":"c"} and "c"
+  // Long strings, escapes that add more than 255 bytes, nesting, arrays of objects.
+  const std::string long_text(300, 'x');
+  std::string escapes;
+  for (int i = 0; i < 300; ++i) {
+    escapes += "\\n\\\"";
+  }
+  CHECK(as_read_count(R"({"a":")" + long_text + R"(","b":")" + escapes + R"(","c":[{"d":")" +
+                      escapes + long_text + R"("},[],"e"]})") == 6);
+  CHECK(as_read_count(R"({"a":[{"b":"\/"},{"c":"d"}],"e":"\u001F\u0001"})") == 3);
   // A value not parsed from the text given has no bytes.
   JsonDoc doc;
   REQUIRE_FALSE(parse_json(R"({"a":"b"})", doc));
@@ -667,27 +690,51 @@ TEST_CASE("find_invalid_utf8 finds the first bad byte wherever it falls in the 6
 
 namespace {
 
-// `text` parsed by parse_json_apart from a padded copy, which it must leave as it
-// was: the document as JSON, or nullopt when the parse fails.
-std::optional<std::string> parsed_apart(std::string_view text) {
+// `text` parsed by parse_json_shadowed from a copy followed by a NUL and bytes
+// that are not zeros, which it must leave as it was: the document as JSON, or
+// nullopt when the parse fails. Every string is at its own offset in the shadow.
+std::optional<std::string> parsed_apart(std::string_view text, std::size_t* lone = nullptr) {
   std::string padded(text);
-  padded.append(k_json_parse_padding, '\0');
+  padded.push_back('\0');
+  padded.append(k_json_parse_padding - 1, '"');
   const std::string before = padded;
-  std::vector<char> out(text.size() + k_json_parse_padding, '\x7f');
+  std::vector<char> shadow(text.size() + k_json_parse_padding, '\x7f');
   JsonDoc doc;
-  std::size_t written = 0;
-  bool ok = parse_json_apart(std::string_view(padded.data(), text.size()), out.data(), doc, written);
+  std::size_t lone_surrogates = 0;
+  bool ok = parse_json_shadowed(std::string_view(padded.data(), text.size()), shadow.data(), doc,
+                                lone_surrogates);
   CHECK(padded == before);  // only read
-  CHECK(written <= text.size());
   if (!ok) {
     return std::nullopt;
   }
+  if (lone != nullptr) {
+    *lone = lone_surrogates;
+  }
+  // Every string is in the shadow just past where its opening quote was read.
+  std::function<void(const JsonValue&)> check_place = [&](const JsonValue& value) {
+    if (value.IsString()) {
+      const char* at = value.GetString();
+      REQUIRE(at > shadow.data());
+      REQUIRE(at <= shadow.data() + text.size());
+      CHECK(text[static_cast<std::size_t>(at - shadow.data()) - 1] == '"');
+    } else if (value.IsObject()) {
+      for (const auto& member : value.GetObject()) {
+        check_place(member.name);
+        check_place(member.value);
+      }
+    } else if (value.IsArray()) {
+      for (const auto& element : value.GetArray()) {
+        check_place(element);
+      }
+    }
+  };
+  check_place(doc);
   return to_json(doc);
 }
 
 }  // namespace
 
-TEST_CASE("parse_json_apart reads as parse_json does and leaves its text as it was",
+TEST_CASE("parse_json_shadowed reads as parse_json does and leaves its text as it was",
           "[json]") {
   for (std::string_view text : {
            R"({"a":"plain","b":"esc\"aped\\ \n\t\u00e9\ud83d\ude00","c":[1,-2.5,1e300,true,null]})",
@@ -707,5 +754,33 @@ TEST_CASE("parse_json_apart reads as parse_json does and leaves its text as it w
   for (std::string_view bad : {R"({"a":"b")", R"({"a":"b"} x)", R"({"a":"\x"})", "{\"a\":\"\x01\"}"}) {
     INFO(bad);
     CHECK_FALSE(parsed_apart(bad));
+  }
+}
+
+TEST_CASE("parse_json_shadowed reads a lone surrogate escape as U+FFFD, as "
+          "replace_lone_surrogates makes it", "[json]") {
+  // Lone halves in values and keys, next to pairs, escaped backslashes and other
+  // escapes; at the text's end and before its NUL.
+  for (std::string_view text : {
+           R"({"a":"cut \ud83d"})",
+           R"({"a":"\udc00 low first"})",
+           R"({"\ud800key":"v"})",
+           R"(["\ud800\ud800\udc00","\ud83d\ude00\ud83d","\\ud800","\\\ud800"])",
+           R"(["\ud800\u0041","\ud800\","x\ud800\n\ud800\udbff"])",
+           R"("\ud800")",
+           R"({"a":"no escapes","b":"\u00e9\n"})",
+       }) {
+    INFO(text);
+    std::string replaced(text);
+    const std::size_t expected_lone = replace_lone_surrogates(replaced);
+    JsonDoc expected;
+    const bool valid = !parse_json(replaced, expected);
+    std::size_t lone = 0;
+    auto got = parsed_apart(text, &lone);
+    REQUIRE(got.has_value() == valid);
+    if (valid) {
+      CHECK(*got == to_json(expected));
+      CHECK(lone == expected_lone);
+    }
   }
 }

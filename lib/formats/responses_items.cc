@@ -138,7 +138,7 @@ void decode_call(const JsonValue& item, const std::string& path, std::string_vie
     std::string_view text = optional_string(item, "input", path).value_or("");
     const JsonValue* input = find_member(item, "input");
     std::string_view as_read = input != nullptr && input->IsString() && message.source != nullptr
-                                   ? json_as_read(*input, message.source->text, raw)
+                                   ? json_as_read(*input, message.source->parsed_text(), raw)
                                    : std::string_view();
     if (!as_read.empty()) {
       constexpr std::string_view k_open = "{\"input\":";
@@ -809,7 +809,7 @@ class ItemWriter {
   // written (a Codex line's payload mostly is), else written from its parse.
   void add_item_as_it_was() {
     if (m_m.source != nullptr) {
-      if (std::string_view bytes = json_as_read(*m_m.json, m_m.source->text, m_m.raw.view());
+      if (std::string_view bytes = json_as_read(*m_m.json, m_m.source->parsed_text(), m_m.raw.view());
           !bytes.empty()) {
         m_values.add(bytes);
         return;

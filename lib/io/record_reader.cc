@@ -51,7 +51,7 @@ RecordReader::~RecordReader() { std::free(m_block); }
 // copied, and the pages not yet read into take no memory (a std::string's resize
 // copied the bytes and zeroed the new half).
 void RecordReader::grow(std::size_t capacity) {
-  void* grown = std::realloc(m_block, Bytes::k_header + capacity);
+  void* grown = std::realloc(m_block, Bytes::k_header + capacity + k_json_parse_padding);
   if (grown == nullptr) {
     throw std::bad_alloc();
   }
@@ -74,6 +74,8 @@ void RecordReader::fill() {
     m_eof = true;
   }
   m_end += n;
+  // Past the bytes read, what a parse of the last line may read past its end.
+  std::memset(buffer() + m_end, 0, k_json_parse_padding);
 }
 
 void RecordReader::read_all() {
@@ -163,21 +165,11 @@ bool RecordReader::next(Record& record) {
   record.error.clear();
   record.lone_surrogates = 0;
   record.source = std::make_shared<Source>(record.raw.size());
-  if (long_line && parse_apart(record)) {
-    m_first = false;
-    return true;
-  }
-  reserve_parse_padding(record.source->text, record.raw.size());
-  record.source->text.assign(record.raw.data(), record.raw.size());
   const bool first = m_first;
   m_first = false;
-  // Half a surrogate pair (`\ud800` or `\udc00` alone; JSON.stringify writes them
-  // when it cuts a string mid-pair) is read as U+FFFD, counted: the record passes
-  // through unchanged, and re-encoded it has the replacement character. Done before
-  // parsing because the parser refuses a lone high half but would turn a lone low
-  // half into bytes that are not UTF-8.
-  record.lone_surrogates = replace_lone_surrogates(record.source->text);
-  if (parse_json_in_place(record.source->text, record.source->doc)) {
+  // Parsed where its bytes are, the buffer's (a long line's are its record's bytes
+  // already), not from a copy: one copy of the line is kept, `raw`.
+  if (parse_shadowed(long_line ? record.raw.view() : line, record)) {
     return true;
   }
   // Rare: parse the pristine bytes again (their lone halves replaced as above) to
@@ -201,30 +193,44 @@ bool RecordReader::next(Record& record) {
   return true;
 }
 
-// Parses a long line's record from its bytes, which stay as they were read, its
-// strings unescaped into a block of their own (`Source::strings`) rather than into
-// a copy of the whole line: a record of 500 MB takes its bytes and its strings,
-// not its bytes twice and its strings. False, with `record.source` fresh, when the
-// line is not plain JSON (bad, or with lone surrogate escapes to replace): the
-// caller parses a copy then, as any line.
-bool RecordReader::parse_apart(Record& record) {
-  const std::string_view text = record.raw.view();  // padded by adopt_line
-  if (count_lone_surrogates(text) > 0) {
-    return false;
-  }
-  // Room for every byte of the text: pages never written to take no memory.
+// Parses the record's JSON from `text`, its bytes where they are (the read
+// buffer, or the record's own bytes for a long line), which stay as they are: each
+// string is unescaped into a block of the record's (`Source::strings`) at its own
+// offset, rather than into a copy of the whole line, so a line is copied once (to
+// be kept as `raw`) and a record of 500 MB takes its bytes and its strings. Half a
+// surrogate pair (`\ud800` or `\udc00` alone; JSON.stringify writes them when it
+// cuts a string mid-pair) is read as U+FFFD, counted: the record passes through
+// unchanged, and re-encoded it has the replacement character. False, with
+// `record.source` fresh, when the text is not JSON: the caller looks again to say
+// why.
+bool RecordReader::parse_shadowed(std::string_view text, Record& record) {
+  // The parse reads up to the NUL that ends the text, and may load a little past it:
+  // the buffer has k_json_parse_padding bytes after the last one read, a long
+  // line's block zeros (adopt_line).
+  char* const end = const_cast<char*>(text.data()) + text.size();
+  const char after = *end;
+  *end = '\0';
+  // Room for every byte of the text: a long line's pages never written to take no
+  // memory.
   auto* block = static_cast<char*>(std::malloc(Bytes::k_header + text.size() + k_json_parse_padding + 1));
   if (block == nullptr) {
+    *end = after;
     throw std::bad_alloc();
   }
-  std::size_t written = 0;
-  if (!parse_json_apart(text, block + Bytes::k_header, record.source->doc, written)) {
+  std::size_t lone = 0;
+  const bool parsed =
+      parse_json_shadowed(text, block + Bytes::k_header, record.source->doc, lone);
+  *end = after;
+  if (!parsed) {
     std::free(block);
     record.source = std::make_shared<Source>(text.size());
     return false;
   }
-  // Not cut to size: realloc might move it, and `doc` points into it.
-  record.source->strings.adopt(block, written);
+  // As long as the text, so that a string's offset in it is its offset in the
+  // text (json_as_read); not cut to size: realloc might move it, and `doc` points
+  // into it.
+  record.source->strings.adopt(block, text.size());
+  record.lone_surrogates = lone;
   return true;
 }
 
@@ -237,7 +243,7 @@ void RecordReader::adopt_line(std::string_view line, Bytes& raw) {
   const std::size_t length = line.size();
   const std::size_t rest = m_end - m_begin;
   const std::size_t capacity = std::max(rest + k_chunk / 2 + 1, k_chunk + 1);
-  auto* fresh = static_cast<char*>(std::malloc(Bytes::k_header + capacity));
+  auto* fresh = static_cast<char*>(std::malloc(Bytes::k_header + capacity + k_json_parse_padding));
   if (fresh == nullptr) {
     throw std::bad_alloc();
   }
@@ -250,7 +256,7 @@ void RecordReader::adopt_line(std::string_view line, Bytes& raw) {
   if (start > 0) {  // fill() moves a line that outgrows a chunk to the start
     std::memmove(block + Bytes::k_header, block + Bytes::k_header + start, length);
   }
-  // Zeros after the line, for parse_json_apart to read past its end.
+  // Zeros after the line, for the parse to read past its end.
   if (void* cut = std::realloc(block, Bytes::k_header + length + k_json_parse_padding)) {
     block = static_cast<char*>(cut);  // else it keeps its size, and its bytes
   }

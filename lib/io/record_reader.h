@@ -65,7 +65,7 @@ class RecordReader {
   bool next_in_document(Record& record);
   bool try_document_mode(Record& record);
   void adopt_line(std::string_view line, Bytes& raw);
-  bool parse_apart(Record& record);
+  bool parse_shadowed(std::string_view text, Record& record);
   void grow(std::size_t capacity);
   [[noreturn]] void too_long(std::uint64_t line) const;
   char* buffer() const { return m_block + Bytes::k_header; }
