@@ -619,13 +619,10 @@ std::optional<rapidjson::Type> parse_type(std::string_view text);
 std::optional<bool> json_object_as_written(std::string_view text) {
   t_last_object_set = false;
   // Most tool inputs are spelled as the writer writes (a program wrote them, or convo
-  // did): then a scan of their bytes and a parse for their type say so, without
-  // writing them out (the writer's escaping was most of this).
-  if (!text.empty() && text.front() == '{' && json_spelled_as_written(text)) {
-    std::optional<rapidjson::Type> type = parse_type(text);
-    if (type != rapidjson::kObjectType) {
-      return std::nullopt;
-    }
+  // did): then one validating scan of their bytes says so, without parsing them or
+  // writing them out (the writer's escaping, then a parse for the type, were most
+  // of this).
+  if (!text.empty() && text.front() == '{' && json_valid_as_written(text)) {
     remember_object(text);
     return true;
   }
@@ -787,29 +784,6 @@ std::optional<JsonParseError> parse_json_prefix(std::string_view text, JsonDoc& 
   return parse_at(text, doc, consumed);
 }
 
-const JsonValue* find_member(const JsonValue& object, std::string_view key) {
-  if (!object.IsObject()) {
-    return nullptr;
-  }
-  // A plain scan: decoders look up a dozen members of every record, and comparing
-  // the length first, then the bytes, is about twice as fast as FindMember.
-  for (const auto& member : object.GetObject()) {
-    const JsonValue& name = member.name;
-    if (name.GetStringLength() == key.size() &&
-        std::memcmp(name.GetString(), key.data(), key.size()) == 0) {
-      return &member.value;
-    }
-  }
-  return nullptr;
-}
-
-std::optional<std::string_view> string_member(const JsonValue& object, std::string_view key) {
-  const JsonValue* value = find_member(object, key);
-  if (value == nullptr || !value->IsString()) {
-    return std::nullopt;
-  }
-  return view_of(*value);
-}
 
 std::optional<bool> bool_member(const JsonValue& object, std::string_view key) {
   const JsonValue* value = find_member(object, key);

@@ -1,4 +1,5 @@
 // json_as_read: a parsed value's source bytes, when they are what writing it gives.
+#include <array>
 #include <cstdint>
 #include <cstring>
 
@@ -294,10 +295,157 @@ std::string_view json_as_read(const JsonValue& value, std::string_view text, std
   return raw.substr(start, end - start);
 }
 
-bool json_spelled_as_written(std::string_view text) {
-  std::size_t members = 0;
-  std::size_t length = 0;
-  return scan_value(text.data(), text.size(), 0, members, length) == text.size();
+namespace {
+
+// The offset just past the closing quote of the string whose text starts at `p` in
+// `s` (`n` bytes), when it is valid JSON (no raw control character) and every
+// escape in it is the one `escape_json` writes for its character; npos otherwise.
+std::size_t valid_string(const char* s, std::size_t n, std::size_t p) {
+  for (;;) {
+#ifdef CONVO_JSON_WRITER_SSE2
+    // 16 bytes a step to the next quote, backslash or control character.
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i below_space = _mm_set1_epi8(0x1F);
+    while (p + 16 <= n) {
+      const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + p));
+      const auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(
+          _mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash)),
+          _mm_cmpeq_epi8(_mm_max_epu8(block, below_space), below_space))));
+      if (mask != 0) {
+        p += static_cast<std::size_t>(__builtin_ctz(mask));
+        break;
+      }
+      p += 16;
+    }
+#endif
+    while (p < n && s[p] != '"' && s[p] != '\\' && static_cast<unsigned char>(s[p]) >= 0x20) {
+      ++p;
+    }
+    if (p >= n || static_cast<unsigned char>(s[p]) < 0x20) {
+      return k_not_as_written;
+    }
+    if (s[p] == '"') {
+      return p + 1;
+    }
+    // An escape: the writer's are \" \\ \b \f \n \r \t and \u00XX (upper case) for
+    // the other control characters.
+    if (p + 1 >= n) {
+      return k_not_as_written;
+    }
+    const char e = s[p + 1];
+    if (e == '"' || e == '\\' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
+      p += 2;
+    } else if (e == 'u' && p + 5 < n && s[p + 2] == '0' && s[p + 3] == '0' &&
+               (s[p + 4] == '0' || s[p + 4] == '1') && upper_hex(s[p + 5])) {
+      const int c = (s[p + 4] - '0') * 16 + (s[p + 5] <= '9' ? s[p + 5] - '0' : s[p + 5] - 'A' + 10);
+      if (c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') {
+        return k_not_as_written;
+      }
+      p += 6;
+    } else {
+      return k_not_as_written;
+    }
+  }
+}
+
+// The offset just past the integer at `p` when it is valid JSON the writer gives
+// back as it is (scan_number's), with no leading zero; npos otherwise.
+std::size_t valid_integer(const char* s, std::size_t n, std::size_t p) {
+  const std::size_t digits = s[p] == '-' ? p + 1 : p;
+  if (digits < n && s[digits] == '0' && digits + 1 < n && s[digits + 1] >= '0' &&
+      s[digits + 1] <= '9') {
+    return k_not_as_written;  // a leading zero: not JSON
+  }
+  return scan_number(s, n, p);
+}
+
+}  // namespace
+
+bool json_valid_as_written(std::string_view text) {
+  const char* const s = text.data();
+  const std::size_t n = text.size();
+  // The open containers, innermost last: as deep as the parse reads (k_max_json_depth).
+  std::array<char, k_max_json_depth> open;
+  std::size_t depth = 0;
+  std::size_t p = 0;
+  enum class Next { value, value_or_close, key_or_close, key, after_value } next = Next::value;
+  for (;;) {
+    if (p >= n) {
+      return false;
+    }
+    const char c = s[p];
+    switch (next) {
+      case Next::key_or_close:
+      case Next::key:
+        if (c == '}' && next == Next::key_or_close) {
+          --depth;
+          ++p;
+          next = Next::after_value;
+          break;
+        }
+        if (c != '"') {
+          return false;
+        }
+        p = valid_string(s, n, p + 1);
+        if (p == k_not_as_written || p >= n || s[p] != ':') {
+          return false;
+        }
+        ++p;
+        next = Next::value;
+        break;
+      case Next::value:
+      case Next::value_or_close:
+        if (c == ']' && next == Next::value_or_close) {
+          --depth;
+          ++p;
+          next = Next::after_value;
+          break;
+        }
+        if (c == '{' || c == '[') {
+          if (depth == open.size()) {
+            return false;  // deeper than the parse reads
+          }
+          open[depth++] = c;
+          ++p;
+          next = c == '{' ? Next::key_or_close : Next::value_or_close;
+          break;
+        }
+        if (c == '"') {
+          p = valid_string(s, n, p + 1);
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+          p = valid_integer(s, n, p);
+        } else {
+          const std::string_view word = c == 't' ? "true" : c == 'f' ? "false" : "null";
+          if (n - p < word.size() || std::memcmp(s + p, word.data(), word.size()) != 0) {
+            return false;
+          }
+          p += word.size();
+        }
+        if (p == k_not_as_written) {
+          return false;
+        }
+        next = Next::after_value;
+        break;
+      case Next::after_value:
+        if (depth == 0) {
+          return false;  // something after the value
+        }
+        if (c == ',') {
+          ++p;
+          next = open[depth - 1] == '{' ? Next::key : Next::value;
+        } else if (c == (open[depth - 1] == '{' ? '}' : ']')) {
+          --depth;
+          ++p;
+        } else {
+          return false;
+        }
+        break;
+    }
+    if (next == Next::after_value && depth == 0) {
+      return p == n;
+    }
+  }
 }
 
 }  // namespace convo

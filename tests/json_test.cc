@@ -434,23 +434,42 @@ TEST_CASE("json_as_read gives a value's source bytes only when they are as writt
   CHECK(json_as_read(lone["a"], text, raw).empty());
 }
 
-TEST_CASE("json_spelled_as_written is true only for text to_json gives back", "[json]") {
+TEST_CASE("json_valid_as_written is true only for JSON text to_json gives back", "[json]") {
   for (std::string text :
        {R"({"a":1,"b":[true,null,"x",{"c":-12}]})", R"({"k":"\t\u001F\"\\"})", R"([])",
         R"("x")", R"({"a": 1})", R"({"a":"\/"})", R"({"a":"\u001f"})", R"({"a":1.5})",
         R"({"a":-0})", R"({"a":1e2})", " {}", R"({"a":123456789012345678})",
-        R"({"a":1234567890123456789})"}) {
+        R"({"a":1234567890123456789})", R"({})", R"([[],{},[{}]])", R"(0)", R"(-1)"}) {
     JsonDoc doc;
     REQUIRE_FALSE(parse_json(text, doc));
     INFO(text);
-    if (json_spelled_as_written(text)) {
+    if (json_valid_as_written(text)) {
       CHECK(to_json(doc) == text);
     }
   }
-  CHECK(json_spelled_as_written(R"({"a":1,"b":[true,null,"x",{"c":-12}]})"));
-  CHECK(json_spelled_as_written(R"({"k":"\t\u001F\"\\"})"));
-  CHECK_FALSE(json_spelled_as_written(R"({"a": 1})"));
-  CHECK_FALSE(json_spelled_as_written(R"({"a":1.5})"));  // the writer's may differ: not said
+  CHECK(json_valid_as_written(R"({"a":1,"b":[true,null,"x",{"c":-12}]})"));
+  CHECK(json_valid_as_written(R"({"k":"\t\u001F\"\\"})"));
+  CHECK(json_valid_as_written(R"([[],{},[{}],"",0])"));
+  CHECK_FALSE(json_valid_as_written(R"({"a": 1})"));
+  CHECK_FALSE(json_valid_as_written(R"({"a":1.5})"));  // the writer's may differ: not said
+  // Not JSON at all: never as written (the parse would refuse it).
+  for (const std::string& bad : std::vector<std::string>{
+           R"({"a":})", R"({"a":1,})", R"({"a":01})", R"({"a":-01})", R"({"a"1})", R"({"a":1)",
+        R"({"a":"x)", R"({"a":"x"}x)", R"({"a":"x"}})", R"({1:2})", R"([1,])", R"([,1])",
+        R"({"a":tru})", R"({"a":"\x"})", R"({"a":"\u12"})", R"({"a":[1}})", R"({"a":{1]})",
+        R"(})", R"()", "{\"a\":\"\x01\"}", "{\"a\":\"\t\"}", std::string("{\"a\":\"\0\"}", 8),
+        R"({"a":-})"}) {
+    INFO(bad);
+    JsonDoc doc;
+    CHECK(parse_json(bad, doc));
+    CHECK_FALSE(json_valid_as_written(bad));
+  }
+  // Nested as deep as the parse reads, and one deeper.
+  const std::string deep = std::string(k_max_json_depth, '[') + std::string(k_max_json_depth, ']');
+  CHECK(json_valid_as_written(deep));
+  CHECK_FALSE(json_valid_as_written("[" + deep + "]"));
+  JsonDoc doc;
+  CHECK(parse_json("[" + deep + "]", doc));
 }
 
 TEST_CASE("json_text_type answers for the text json_object_as_written last parsed", "[json]") {

@@ -211,6 +211,13 @@ void append_reply_item(Message& reply, Message&& item) {
   };
   as_blocks(reply.content);
   as_blocks(item.content);
+  // Room for the item's blocks, doubling: a reply of many items moves each block
+  // once, not at every growth of a vector grown one block at a time.
+  std::vector<Block>& blocks = reply.content.blocks;
+  if (const std::size_t needed = blocks.size() + item.content.blocks.size();
+      needed > blocks.capacity()) {
+    blocks.reserve(std::max(needed, 2 * blocks.capacity()));
+  }
   for (Block& block : item.content.blocks) {
     reply.content.blocks.push_back(std::move(block));
   }

@@ -372,6 +372,10 @@ void responses_item_unmodelled(const Message& message,
       unheld("encrypted reasoning");
     } else if (key == "id") {
       unheld("item ids");
+    } else if (key == "status") {
+      unheld("status of items");  // the common ones without a format call each
+    } else if (key == "phase") {
+      unheld("phase of items");
     } else {
       unheld(fmt::format("{} of items", key));
     }
