@@ -1,0 +1,363 @@
+// The parser's streams and string scans, for lib/json.cc alone: the streams RapidJSON
+// reads records and tool inputs through, and the specialisations of its string scan
+// and whitespace skip for them. Included by the one file that parses (the reader
+// must see them where it is instantiated).
+#pragma once
+
+#include <rapidjson/reader.h>
+
+#include <array>
+#include <cstddef>
+#include <cstring>
+#include <string_view>
+
+#include "json.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+namespace convo {
+
+// Bytes of zeros kept after the text of an in-place parse, so that the string scan
+// below may load 16 bytes at any position up to the terminating NUL.
+constexpr std::size_t k_parse_padding = k_json_parse_padding;
+
+// The stream of parse_json and parse_json_prefix: a type of its own, so that the
+// reader scans its strings byte by byte rather than with RapidJSON's SSE2 scan for
+// StringStream, which lets the raw control characters 0x1A-0x1F through (it
+// compares with 0x19). Those are an error in every parse, in every build. This
+// parse serves short texts (tool inputs, stream events), multi-line documents and
+// the second look at a bad line; records go through parse_json_in_place.
+struct StrictStringStream : rapidjson::StringStream {
+  explicit StrictStringStream(const char* text) : rapidjson::StringStream(text) {}
+};
+
+// The stream of an in-place parse whose text is followed by a NUL and
+// k_parse_padding - 1 more readable bytes. A type of its own, so that the reader
+// takes the string scan specialised for it below rather than its own for
+// InsituStringStream.
+//
+// With `shadow` (parse_json_shadowed), each string is unescaped into `shadow` at
+// its own offset in the text, rather than over the text, which is then only read:
+// a string's position still tells where it was read from (json_as_read), and the
+// text can be the reader's buffer or a record's bytes kept as they were. The
+// reader asks for the place to write at (`PutBegin`) just after a string's opening
+// quote, and for where a number starts (to read it there: DepthLimitedHandler
+// converts numbers, keeping no pointer to them), which is never after a quote.
+//
+// With `replace_lone`, a UTF-16 surrogate escape that is not half of a pair is
+// read as U+FFFD (counted in `lone_surrogates`) where the parser would refuse a
+// lone high half and turn a lone low half into bytes that are not UTF-8: the scan
+// below does it as it meets the escape, so that records need no pass of their own
+// for it.
+//
+// In a shadow, the byte at each string's opening quote says how the string's bytes
+// read (json.h, ShadowMark), for json_as_read to find a string's bytes without
+// scanning them: the parse saw every escape.
+struct PaddedInsituStream : rapidjson::InsituStringStream {
+  explicit PaddedInsituStream(char* text, char* shadow = nullptr, bool replace = false)
+      : rapidjson::InsituStringStream(text), replace_lone(replace), m_shadow(shadow) {}
+
+  char* PutBegin() {
+    const bool string = m_shadow != nullptr && src_ != head_ && src_[-1] == '"';
+    if (!string) {
+      return dst_ = src_;
+    }
+    m_as_written = true;
+    return dst_ = m_shadow + (src_ - head_);
+  }
+  // After a string's NUL is written, `begin` where PutBegin said.
+  std::size_t PutEnd(char* begin) {
+    const auto size = static_cast<std::size_t>(dst_ - begin);  // with the NUL
+    if (m_shadow != nullptr) {
+      mark(begin, size - 1);
+    }
+    return size;
+  }
+  // Whether strings go to a shadow rather than over the text.
+  bool shadowed() const { return m_shadow != nullptr; }
+  // The string being read has an escape the writer spells otherwise (`\/`, `\u`).
+  void spelled_otherwise() { m_as_written = false; }
+
+  bool replace_lone;
+  std::size_t lone_surrogates = 0;
+
+ private:
+  // Marks the string `length` bytes long just written at `begin`, whose closing
+  // quote was just read. Its bytes from the first to the closing quote, `source`
+  // of them, say the same with `source - length` bytes of escapes more: those
+  // bytes of the shadow (past the string's NUL, before where its closing quote
+  // was) are unused, and hold that difference when the mark needs it.
+  void mark(char* begin, std::size_t length) {
+    const auto source = static_cast<std::size_t>(src_ - head_ - (begin - m_shadow)) - 1;
+    const std::size_t escapes = source - length;
+    if (escapes == 0) {
+      begin[-1] = static_cast<char>(convo::ShadowMark::as_read);
+      return;
+    }
+    if (!m_as_written) {
+      begin[-1] = static_cast<char>(convo::ShadowMark::spelled_otherwise);
+      return;
+    }
+    begin[-1] = static_cast<char>(convo::ShadowMark::escaped_as_written);
+    convo::write_shadow_escapes(begin + length + 1, escapes);
+  }
+
+  char* m_shadow;
+  bool m_as_written = true;
+};
+
+// The value of the four hex digits at `p`, or -1; reads no further than the first
+// byte that is not one (a NUL ends the text).
+inline int hex4_at(const char* p) {
+  int value = 0;
+  for (int i = 0; i < 4; ++i) {
+    const char c = p[i];
+    const int digit = c >= '0' && c <= '9'   ? c - '0'
+                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                             : -1;
+    if (digit < 0) {
+      return -1;
+    }
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+// Whether the escape at `p` (a backslash the string scan stopped at, so not itself
+// escaped) is a UTF-16 surrogate escape that is not half of a pair: a high half not
+// followed by a low one, or a low half (the parser takes a pair whole, so the scan
+// never stops at the low half of one). The same escapes replace_lone_surrogates
+// finds.
+inline bool lone_surrogate_at(const char* p) {
+  if (p[1] != 'u') {
+    return false;
+  }
+  const int unit = hex4_at(p + 2);
+  if (unit < 0xD800 || unit > 0xDFFF) {
+    return false;
+  }
+  if (unit >= 0xDC00) {
+    return true;
+  }
+  // p[2..5] were digits, so p[6] is in the text or its NUL; p[7] only if p[6] was not.
+  if (p[6] != '\\' || p[7] != 'u') {
+    return true;
+  }
+  const int low = hex4_at(p + 8);
+  return low < 0xDC00 || low > 0xDFFF;
+}
+
+// What each escape of one byte (`\n`, `\"`, ...) stands for, by the byte after the
+// backslash; 0 for the others (`\u`, and what is not an escape).
+inline constexpr auto k_one_byte_escapes = [] {
+  std::array<char, 256> table{};
+  table['"'] = '"';
+  table['\\'] = '\\';
+  table['/'] = '/';
+  table['b'] = '\b';
+  table['f'] = '\f';
+  table['n'] = '\n';
+  table['r'] = '\r';
+  table['t'] = '\t';
+  return table;
+}();
+
+// Whether the `\u` escape at `p` is as the writer writes its character: `\u00XX`
+// in upper-case hex for a control character other than \b \t \n \f \r.
+inline bool written_unicode_escape(const char* p) {
+  auto upper_hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F'); };
+  if (p[1] != 'u' || p[2] != '0' || p[3] != '0' || (p[4] != '0' && p[4] != '1') ||
+      !upper_hex(p[5])) {
+    return false;
+  }
+  const int c = (p[4] - '0') * 16 + (p[5] <= '9' ? p[5] - '0' : p[5] - 'A' + 10);
+  return c != '\b' && c != '\t' && c != '\n' && c != '\f' && c != '\r';
+}
+
+// When the escape at `p` is a lone surrogate (lone_surrogate_at), writes U+FFFD at
+// `q` for it: the caller steps past six bytes read and three written, so in place
+// `q` stays behind `p`. Out of the scan's way: most records have none.
+[[gnu::noinline, gnu::cold]] inline bool replaced_lone_surrogate(const char* p, char* q) {
+  if (!lone_surrogate_at(p)) {
+    return false;
+  }
+  q[0] = '\xEF';
+  q[1] = '\xBF';
+  q[2] = '\xBD';
+  return true;
+}
+
+// True when an in-place parse of `copy` (its padding of NULs after its size) stopped
+// at a value followed by whitespace alone up to the text's real end (not a NUL).
+inline bool ends_after_value(const PaddedInsituStream& stream, std::string_view copy) {
+  const char* end = copy.data() + copy.size();
+  if (stream.src_ > end) {
+    return false;
+  }
+  for (const char* p = stream.src_; p < end; ++p) {
+    if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+      return false;
+    }
+  }
+  return true;
+}
+
+
+}  // namespace convo
+
+// Copied into a local by the reader, as RapidJSON's own string streams are (faster).
+template <>
+struct rapidjson::StreamTraits<convo::StrictStringStream> {
+  enum { copyOptimization = 1 };
+};
+
+template <>
+struct rapidjson::StreamTraits<convo::PaddedInsituStream> {
+  enum { copyOptimization = 1 };
+};
+
+// Skips whitespace between tokens. The records programs write are compact: the next
+// byte is a token, one test. RapidJSON's generic loop (through a local copy of the
+// stream) stayed a call at every token, 5% of the CPU time of converting a Codex
+// rollout. The padding's NUL ends the loop.
+template <>
+inline void rapidjson::SkipWhitespace<convo::PaddedInsituStream>(convo::PaddedInsituStream& is) {
+  char* p = is.src_;
+  while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') {
+    ++p;
+  }
+  is.src_ = p;
+}
+
+// Copies (or, in place before the first escape, skips) a string's bytes up to the
+// next quote, backslash or control character, 16 at a time with SSE2. RapidJSON's
+// own version goes byte by byte to a 16-byte boundary before each SIMD run (its
+// input may end anywhere); in transcripts, whose tool output has an escape every
+// ~20 bytes, that prologue is most of the parse. The padding lets every load be
+// unaligned instead. It also stops at 0x1A-0x1F, which RapidJSON's SSE2 scan lets
+// through (it compares with 0x19), so that raw control characters are an error as
+// in the byte-wise parse. Ours stays, specialising RapidJSON's reader rather than
+// replacing it (simdjson is not an in-place DOM that keeps bytes): callgrind on 20
+// MB of transcripts, filter 292M -> 236M instructions with it (commit 5bb95a7).
+// A lone surrogate escape it stops at is written as U+FFFD and passed when the
+// stream says to (PaddedInsituStream::replace_lone); every other escape is left to
+// RapidJSON.
+template <>
+template <>
+inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, convo::JsonBaseAllocator>::
+    ScanCopyUnescapedString<convo::PaddedInsituStream, convo::PaddedInsituStream>(
+        convo::PaddedInsituStream& is, convo::PaddedInsituStream& /*os: the same stream*/) {
+  char* p = is.src_;
+  char* q = is.dst_;
+#ifdef __SSE2__
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i below_space = _mm_set1_epi8(0x1F);
+#endif
+  for (;;) {
+#ifdef __SSE2__
+    auto special = [&](__m128i s) {
+      return _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(s, quote), _mm_cmpeq_epi8(s, backslash)),
+                          _mm_cmpeq_epi8(_mm_max_epu8(s, below_space), below_space));
+    };
+    const __m128i s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const auto mask = static_cast<unsigned>(_mm_movemask_epi8(special(s)));
+    if (mask == 0) {
+      if (p != q) {
+        // In place q < p: the bytes overwritten past p are among the 16 just loaded.
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(q), s);
+      }
+      p += 16;
+      q += 16;
+      continue;
+    }
+    const auto length = static_cast<std::size_t>(__builtin_ctz(mask));
+    if (is.shadowed()) {
+      // The 16 bytes: those past the string's end land where later bytes of the
+      // shadow go (or in its padding), not over a string written before.
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(q), s);
+    } else if (p != q) {
+      std::memmove(q, p, length);
+    }
+    p += length;
+    q += length;
+#else
+    while (*p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) {
+      *q++ = *p++;
+    }
+#endif
+    if (*p == '\\') {
+      // The escapes of one byte, here rather than a return to RapidJSON's loop for
+      // each (tool output has a \n or \" every few dozen bytes).
+      if (const char byte = convo::k_one_byte_escapes[static_cast<unsigned char>(p[1])]; byte != 0) {
+        if (byte == '/') {
+          is.spelled_otherwise();  // the writer writes a plain slash
+        }
+        *q++ = byte;
+        p += 2;
+        continue;
+      }
+      if (p[1] == 'u' && is.replace_lone && convo::replaced_lone_surrogate(p, q)) {
+        p += 6;
+        q += 3;
+        ++is.lone_surrogates;
+        is.spelled_otherwise();
+        continue;
+      }
+      // `\u`, left to RapidJSON: the writer spells it so only for a control
+      // character without an escape of its own, in upper-case hex.
+      if (!convo::written_unicode_escape(p)) {
+        is.spelled_otherwise();
+      }
+    }
+    is.src_ = p;
+    is.dst_ = q;
+    return;
+  }
+}
+
+#if defined(__SSE2__) && !defined(CONVO_NO_JSON_SIMD)
+// The copying scan of parse_json (tool inputs: OpenAI `arguments`, JSON carried in
+// strings), 16 bytes at a time, stopping at 0x1A-0x1F as the byte-wise scan does.
+// Its text is followed by a NUL, not by padding, so loads are aligned, as in
+// RapidJSON's own version: an aligned 16-byte load never crosses a page, and the
+// scan stops at the NUL (a control character) at the latest.
+template <>
+template <>
+inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, convo::JsonBaseAllocator>::
+    ScanCopyUnescapedString<convo::StrictStringStream,
+                            rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>,
+                                                     convo::JsonBaseAllocator>::StackStream<char>>(
+        convo::StrictStringStream& is, StackStream<char>& os) {
+  const char* p = is.src_;
+  const char* aligned =
+      reinterpret_cast<const char*>((reinterpret_cast<std::size_t>(p) + 15) & ~std::size_t{15});
+  for (; p != aligned; ++p) {
+    if (*p == '"' || *p == '\\' || static_cast<unsigned char>(*p) < 0x20) {
+      is.src_ = p;
+      return;
+    }
+    os.Put(*p);
+  }
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i below_space = _mm_set1_epi8(0x1F);
+  for (;; p += 16) {
+    const __m128i s = _mm_load_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i special =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(s, quote), _mm_cmpeq_epi8(s, backslash)),
+                     _mm_cmpeq_epi8(_mm_max_epu8(s, below_space), below_space));
+    const auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
+    if (mask != 0) {
+      const auto length = static_cast<std::size_t>(__builtin_ctz(mask));
+      std::memcpy(os.Push(static_cast<rapidjson::SizeType>(length)), p, length);
+      is.src_ = p + length;
+      return;
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(os.Push(16)), s);
+  }
+}
+#endif
