@@ -179,7 +179,8 @@ int run_stream_command(const InputArgs& input, const OutputArgs& output,
   options.read.explain_empty = explain_empty;
   return with_output(input, [&](Output& out) {
     StderrDiagnostics diagnostics;
-    run_stream(options, make_stage, make_sink ? make_sink : format_sink(options.to), out,
+    run_stream(options, make_stage,
+               make_sink ? make_sink : format_sink(options.to, encode_options(options.read)), out,
                diagnostics);
     return static_cast<int>(ExitCode::ok);
   });

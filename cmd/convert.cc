@@ -30,7 +30,7 @@ useChat stores), model its ModelMessages; by default a message read as a UIMessa
 stays one and every other is a ModelMessage. See convo-convert(1) for every mapping.)";
 
 int run_convert(const ConvertArgs& args) {
-  EncodeOptions options;
+  EncodeOptions options = encode_options(read_options(args.input));
   if (args.ai_sdk_shape == "ui") {
     options.ai_sdk_shape = AiSdkShape::ui;
   } else if (args.ai_sdk_shape == "model") {

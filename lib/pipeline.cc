@@ -496,6 +496,11 @@ SinkFactory format_sink(std::optional<Format> to, const EncodeOptions& options) 
   };
 }
 
+EncodeOptions encode_options(const ReadOptions& read, EncodeOptions options) {
+  options.keeps_bad_records = read.on_error == OnError::keep;
+  return options;
+}
+
 ReadStats run_stage(const std::vector<std::string>& paths, const ReadOptions& options,
                     const StageFactory& make_stage, const SinkFactory& make_sink, Output& out,
                     LossReport& loss, Diagnostics& diagnostics, const Opener& open) {
@@ -529,7 +534,8 @@ ReadStats run_stage(const std::vector<std::string>& paths, const ReadOptions& op
 
 ReadStats run_stream(const StreamOptions& options, const StageFactory& make_stage, Output& out,
                      Diagnostics& diagnostics, const Opener& open) {
-  return run_stream(options, make_stage, format_sink(options.to), out, diagnostics, open);
+  return run_stream(options, make_stage, format_sink(options.to, encode_options(options.read)), out,
+                    diagnostics, open);
 }
 
 ReadStats run_stream(const StreamOptions& options, const StageFactory& make_stage,

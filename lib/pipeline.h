@@ -99,6 +99,10 @@ using SinkFactory = std::function<std::unique_ptr<MessageSink>(Output& out, Loss
 // its encoders configured with `options`.
 SinkFactory format_sink(std::optional<Format> to, const EncodeOptions& options = {});
 
+// `options` with what the read options ask of the writers: records' bytes held
+// only under --on-error keep (EncodeOptions::keeps_bad_records).
+EncodeOptions encode_options(const ReadOptions& read, EncodeOptions options = {});
+
 // Reads `paths`, runs every message through a stage made for its input, and gives
 // the result to a sink made for that input, writing to `out`.
 //

@@ -56,7 +56,10 @@ class AiSdkEncoder final : public EncoderBase {
         m_ui([this](std::string_view what, const Message& m) { drop(what, m); }),
         m_ui_side([this](std::string_view what, const Message& m) { drop(what, m); }) {}
 
-  void configure(const EncodeOptions& options) override { m_shape = options.ai_sdk_shape; }
+  void configure(const EncodeOptions& options) override {
+    EncoderBase::configure(options);
+    m_shape = options.ai_sdk_shape;
+  }
 
  protected:
   // A message read in the other shape than the one asked for.

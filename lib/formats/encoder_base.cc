@@ -293,6 +293,7 @@ void EncoderBase::write(Message&& message, Output& out) {
     out.write_line(message.raw);
     return;
   }
+  release_bytes(message);
   drop_unheld(message);
   if (auto type = opaque_item_type(message); !type.empty()) {
     // An encrypted Responses reasoning item (no summary), a web_search_call, a
@@ -437,6 +438,23 @@ void EncoderBase::note_items_turn(const Message& message) {
     m_items_reply_file = message.where.file;
     m_items_reply_ends_in_text = ends_in_text(message.content);
   }
+}
+
+// `message`, re-encoded into this format from another, needs the bytes it was read
+// from only for an EncodeError: the column of its first invalid UTF-8 byte (bytes
+// that have one are kept) and --on-error keep's line (kept under it). A long record
+// (1 MiB or more, the long-line size of io/record_reader.h) lets them go before it
+// is encoded or held for its reply, so that the line, its strings and their
+// encoding are not all alive at once (issue 15: a 500 MB line is converted in twice
+// its size, not three times). The Responses family writes its members' items as
+// they were read (responses_items.cc): they keep theirs.
+void EncoderBase::release_bytes(Message& message) const {
+  if (m_keeps_bad_records || message.raw.size() < Text::k_borrow_at || message.origin == m_format ||
+      (holds_responses_items(message.origin) && holds_responses_items(m_format)) ||
+      find_invalid_utf8(message.raw)) {
+    return;
+  }
+  message.raw.clear();
 }
 
 // The records go into the output's buffer where they are written; one that fails

@@ -169,6 +169,12 @@ enum class AiSdkShape : std::uint8_t {
 // the others' writers ignore it.
 struct EncodeOptions {
   AiSdkShape ai_sdk_shape = AiSdkShape::as_read;
+  // Every format: --on-error keep, under which a record that cannot be re-encoded
+  // (EncodeError) is written as it was read, so its bytes are held until it is
+  // written. Without it a long record going to another format lets them go first
+  // (`EncoderBase::write`): its line, its strings and its encoding are then not all
+  // held at once.
+  bool keeps_bad_records = true;
 };
 
 // Turns messages into JSON values of one format. `EncoderBase` below does the parts
@@ -189,6 +195,10 @@ class EncoderBase : public Encoder {
  public:
   EncoderBase(Format format, LossReport& loss) : m_format(format), m_loss(loss) {}
 
+  // Formats with options of their own call this from their override.
+  void configure(const EncodeOptions& options) override {
+    m_keeps_bad_records = options.keeps_bad_records;
+  }
   void write(Message&& message, Output& out) final;
   void finish(Output& out) final;
 
@@ -271,6 +281,7 @@ class EncoderBase : public Encoder {
   void join_reply(Message&& message);
   void write_reply(Output& out);
   void encode_and_write(const Message& message, Output& out);
+  void release_bytes(Message& message) const;
   void note_items_turn(const Message& message);
   // True when `message` belongs to a body of another API that this format writes
   // as a body of its own API (FormatInfo::body on both sides).
@@ -290,6 +301,7 @@ class EncoderBase : public Encoder {
   bool m_reply_cut_kept = true;                    // its records' cut comes back
   int m_reply_thinking_records = 0;                // its records of thinking alone
   bool m_thinking_dropped = false;                 // drop() counted thinking blocks
+  bool m_keeps_bad_records = true;                 // EncodeOptions::keeps_bad_records
   std::vector<std::string> m_call_ids;             // the last reply's tool calls
   // The input of the last turn written as Responses items when it was an assistant's
   // (note_items_turn), and whether it ended in text.
