@@ -347,8 +347,6 @@ void responses_item_unmodelled(const Message& message,
   // Reasoning read from `content` (an open-weight model's reasoning_text parts, no
   // summary): elsewhere it is thinking, which comes back as a summary.
   if (type == "reasoning") {
-    Message probe;
-    probe.source = message.source;
     bool summarised = false;
     if (const JsonValue* summary = find_member(*message.json, "summary");
         summary != nullptr && summary->IsArray()) {
