@@ -190,3 +190,35 @@ TEST_CASE("a long bad line or one with a lone surrogate is read as any line", "[
   CHECK(records[1].where.line == 2);
   CHECK(records[1].where.column == body.size() + 8);
 }
+
+TEST_CASE("a multi-line document whose first line is long is read whole", "[io]") {
+  // The first line, past 1 MB, became its record's bytes before the parse found
+  // that the document goes on past it; it was lost, and the document read from its
+  // second line (issue 15: found by fuzz_record_reader once it read lines as long
+  // from a few bytes on).
+  const std::string body(2u << 20, 'w');
+  const std::string first = R"({"messages": [{"role": "user", "content": ")" + body + R"("},)";
+  for (const std::string bom : {"", "\xEF\xBB\xBF"}) {
+    INFO(bom.size());
+    const std::string document = first + "\r\n  {\"role\": \"assistant\", \"content\": \"hi\"}\n]}";
+    auto records = read_all(bom + document + "\n{\"a\":1}\n");
+    REQUIRE(records.size() == 2);
+    REQUIRE(records[0].ok());
+    CHECK(records[0].where.line == 1);
+    CHECK((records[0].raw == document));  // not printed: 2 MB
+    CHECK(records[0].source->doc["messages"].Size() == 2);
+    CHECK(records[1].where.line == 4);
+    CHECK(records[1].raw == "{\"a\":1}");
+  }
+}
+
+TEST_CASE("a long first line cut short is an error on its line", "[io]") {
+  const std::string body(2u << 20, 'v');
+  auto records = read_all(R"({"a":")" + body + "\n{\"b\":2}\n");
+  REQUIRE(records.size() == 2);
+  CHECK_FALSE(records[0].ok());
+  CHECK(records[0].where.line == 1);
+  CHECK(records[0].raw.size() == body.size() + 6);
+  CHECK(records[1].ok());
+  CHECK(records[1].where.line == 2);
+}

@@ -63,7 +63,7 @@ class RecordReader {
   void fill();
   void read_all();
   bool next_in_document(Record& record);
-  bool try_document_mode(Record& record);
+  bool try_document_mode(Record& record, bool adopted);
   void adopt_line(std::string_view line, Bytes& raw);
   bool parse_apart(Record& record);
   void grow(std::size_t capacity);
