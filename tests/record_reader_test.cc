@@ -222,3 +222,48 @@ TEST_CASE("a long first line cut short is an error on its line", "[io]") {
   CHECK(records[1].ok());
   CHECK(records[1].where.line == 2);
 }
+
+namespace {
+
+// Sets the long-line size for the life of a test.
+struct LongLineSize {
+  explicit LongLineSize(std::size_t bytes) { RecordReader::set_long_line_size(bytes); }
+  ~LongLineSize() { RecordReader::set_long_line_size(RecordReader::k_long_line); }
+  LongLineSize(const LongLineSize&) = delete;
+  LongLineSize& operator=(const LongLineSize&) = delete;
+};
+
+}  // namespace
+
+TEST_CASE("a line long from a lower size makes the record a short line makes", "[io]") {
+  // What fuzz_record_reader checks: a long line is kept as read and parsed apart
+  // from its bytes, and says the same as a short one, whatever the long-line size.
+  const std::vector<std::string> inputs = {
+      "{\"a\":1}\n\n   \n{\"a\":\"two \\\"quoted\\\" \\u00e9\"}\n",
+      "\xEF\xBB\xBF{\"a\":1}\r\n{\"b\":[1,2,{\"c\":null}]}",
+      "{\"a\":\"cut \\ud83d\"}\n{\"a\":\"low \\udc00 half\"}\n",
+      "{\"a\":1,\"b\":\"x}\n{\"a\":2}\n",
+      "{\n  \"messages\": [\n    {\"role\": \"user\"}\n  ]\n}\n{\"b\":\n 2}\n",
+      "{\"messages\": [{\"role\": \"user\", \"content\": \"a first line\"},\r\n {\"role\": "
+      "\"assistant\"}]}\n",
+      "{\"a\": [\"cut\",\n{\"b\":2}\n",
+      std::string("{\"a\":\"nul ") + '\0' + " inside\"}\n{\"a\":2}\n"};
+  for (const std::string& input : inputs) {
+    std::vector<Record> as_short = read_all(input);
+    for (std::size_t size : {1, 8, 16, 64}) {
+      INFO(input << " long from " << size);
+      LongLineSize long_lines(size);
+      std::vector<Record> as_long = read_all(input);
+      REQUIRE(as_long.size() == as_short.size());
+      for (std::size_t i = 0; i < as_long.size(); ++i) {
+        CHECK(as_long[i].raw == as_short[i].raw);
+        CHECK(as_long[i].where.line == as_short[i].where.line);
+        CHECK(as_long[i].where.column == as_short[i].where.column);
+        CHECK(as_long[i].error == as_short[i].error);
+        CHECK(as_long[i].lone_surrogates == as_short[i].lone_surrogates);
+        CHECK((as_long[i].ok() ? to_json(as_long[i].source->doc) : "") ==
+              (as_short[i].ok() ? to_json(as_short[i].source->doc) : ""));
+      }
+    }
+  }
+}

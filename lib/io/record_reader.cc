@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -12,6 +13,10 @@ namespace convo {
 namespace {
 
 constexpr std::size_t k_chunk = std::size_t{1} << 20;
+
+// Atomic only so that a test or fuzz target setting it is no data race; relaxed
+// loads cost what plain ones do.
+std::atomic<std::size_t> g_long_line{RecordReader::k_long_line};
 
 bool is_blank(std::string_view line) {
   return std::all_of(line.begin(), line.end(),
@@ -46,6 +51,12 @@ void RecordReader::too_long(std::uint64_t line) const {
 }
 
 RecordReader::~RecordReader() { std::free(m_block); }
+
+std::size_t RecordReader::long_line_size() { return g_long_line.load(std::memory_order_relaxed); }
+
+void RecordReader::set_long_line_size(std::size_t bytes) {
+  g_long_line.store(bytes, std::memory_order_relaxed);
+}
 
 // Grows the buffer to `capacity` bytes with realloc: a large block is remapped, not
 // copied, and the pages not yet read into take no memory (a std::string's resize
@@ -153,7 +164,7 @@ bool RecordReader::next(Record& record) {
     }
   } while (is_blank(line));
 
-  const bool long_line = line.size() >= k_chunk;
+  const bool long_line = line.size() >= long_line_size();
   if (long_line) {
     adopt_line(line, record.raw);  // a long line is not copied to be kept
   } else {
