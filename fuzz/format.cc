@@ -2,7 +2,8 @@
 // registry (so a new format is fuzzed without a new target); every record of the
 // rest is decoded as that format (no detection) and the messages are encoded back
 // in it, every other one marked changed so that the encoder runs on it rather than
-// passing its bytes through.
+// passing its bytes through. The last byte chooses the long-line and borrow sizes
+// (fuzz.h): records parsed apart from their bytes, texts borrowed from them.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "error.h"
 #include "formats/format.h"
+#include "fuzz.h"
 #include "io/output.h"
 #include "io/record_reader.h"
 
@@ -20,6 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::span<const convo::FormatInfo> formats = convo::all_formats();
   const convo::FormatInfo& info = formats[data[0] % formats.size()];
   std::string bytes(reinterpret_cast<const char*>(data + 1), size - 1);
+  convo::fuzz::choose_sizes(convo::fuzz::last_byte(data, size));
   convo::RecordReader reader(convo::memory_source(bytes), "f");
   auto decoder = info.make_decoder();
   convo::LossReport loss;

@@ -1,5 +1,6 @@
 #include "message.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -85,6 +86,18 @@ std::string_view block_type_name(BlockType type) {
   }
   return "unknown";
 }
+
+namespace {
+
+// Atomic only so that a test or fuzz target setting it is no data race; relaxed
+// loads cost what plain ones do.
+std::atomic<std::size_t> g_borrow_at{Text::k_borrow_at};
+
+}  // namespace
+
+std::size_t Text::borrow_at() { return g_borrow_at.load(std::memory_order_relaxed); }
+
+void Text::set_borrow_at(std::size_t bytes) { g_borrow_at.store(bytes, std::memory_order_relaxed); }
 
 bool Content::empty() const {
   switch (form) {

@@ -74,6 +74,11 @@ class Text {
   // whole conversation held keeps only what it reads), and a long one is most of
   // its record anyway. The long-line size of io/record_reader.h.
   static constexpr std::size_t k_borrow_at = std::size_t{1} << 20;
+  // The size `share` borrows from: `k_borrow_at` unless set lower, as the fuzz
+  // targets do to reach borrowed texts with inputs of a few KB. One for the
+  // process: set it while nothing decodes.
+  static std::size_t borrow_at();
+  static void set_borrow_at(std::size_t bytes);
 
   Text() = default;
   Text(std::string text) : m_value(std::move(text)) {}  // NOLINT(google-explicit-constructor)
@@ -94,9 +99,9 @@ class Text {
     m_value = Borrowed{bytes, std::move(owner)};
   }
   // `bytes` (a string of `owner`'s, or of nothing when it is null): borrowed when
-  // `k_borrow_at` bytes or longer and owned, else copied.
+  // `borrow_at()` bytes or longer and owned, else copied.
   void share(std::string_view bytes, const std::shared_ptr<const Source>& owner) {
-    if (owner != nullptr && bytes.size() >= k_borrow_at) {
+    if (owner != nullptr && bytes.size() >= borrow_at()) {
       borrow(bytes, owner);
     } else {
       *this = bytes;

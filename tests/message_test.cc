@@ -304,3 +304,19 @@ TEST_CASE("a text shares what is long and copies what is short", "[message]") {
   CHECK(text.empty());
   CHECK_FALSE(text.borrowed());
 }
+
+TEST_CASE("a text shares from the borrow size set", "[message]") {
+  // The fuzz targets lower it, to reach borrowed texts with small inputs.
+  auto record = std::make_shared<Source>();
+  record->text = "a few bytes";
+  Text text;
+  Text::set_borrow_at(4);
+  text.share(record->text, record);
+  const bool borrowed = text.borrowed();
+  text.share(std::string_view(record->text).substr(0, 3), record);
+  const bool short_borrowed = text.borrowed();
+  Text::set_borrow_at(Text::k_borrow_at);
+  CHECK(borrowed);
+  CHECK_FALSE(short_borrowed);
+  CHECK(Text::borrow_at() == Text::k_borrow_at);
+}

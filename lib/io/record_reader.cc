@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -12,6 +13,10 @@ namespace convo {
 namespace {
 
 constexpr std::size_t k_chunk = std::size_t{1} << 20;
+
+// Atomic only so that a test or fuzz target setting it is no data race; relaxed
+// loads cost what plain ones do.
+std::atomic<std::size_t> g_long_line{RecordReader::k_long_line};
 
 bool is_blank(std::string_view line) {
   return std::all_of(line.begin(), line.end(),
@@ -46,6 +51,12 @@ void RecordReader::too_long(std::uint64_t line) const {
 }
 
 RecordReader::~RecordReader() { std::free(m_block); }
+
+std::size_t RecordReader::long_line_size() { return g_long_line.load(std::memory_order_relaxed); }
+
+void RecordReader::set_long_line_size(std::size_t bytes) {
+  g_long_line.store(bytes, std::memory_order_relaxed);
+}
 
 // Grows the buffer to `capacity` bytes with realloc: a large block is remapped, not
 // copied, and the pages not yet read into take no memory (a std::string's resize
@@ -155,7 +166,7 @@ bool RecordReader::next(Record& record) {
     }
   } while (is_blank(line));
 
-  const bool long_line = line.size() >= k_chunk;
+  const bool long_line = line.size() >= long_line_size();
   if (long_line) {
     adopt_line(line, record.raw);  // a long line is not copied to be kept
   } else {
@@ -184,7 +195,7 @@ bool RecordReader::next(Record& record) {
   if (!error) {
     return true;  // cannot happen: both parses accept the same texts
   }
-  if (first && may_continue(record.raw, *error) && try_document_mode(record)) {
+  if (first && may_continue(record.raw, *error) && try_document_mode(record, long_line)) {
     return true;
   }
   record.source.reset();
@@ -237,21 +248,24 @@ bool RecordReader::parse_shadowed(std::string_view text, Record& record) {
 // Makes the read buffer, which holds `line`, the line's record's bytes `raw`, cut
 // to the line's size (realloc gives back the rest of a doubled capacity), and
 // carries the bytes after the line to a new buffer: a line of hundreds of MB is
-// read into memory once and not copied to be kept.
+// read into memory once and not copied to be kept. The new buffer starts at the
+// line's terminator (CR LF, LF or none), for try_document_mode to put the line
+// back before it as it was.
 void RecordReader::adopt_line(std::string_view line, Bytes& raw) {
   const std::size_t start = static_cast<std::size_t>(line.data() - buffer());
   const std::size_t length = line.size();
-  const std::size_t rest = m_end - m_begin;
+  const std::size_t after = start + length;  // its terminator
+  const std::size_t rest = m_end - after;
   const std::size_t capacity = std::max(rest + k_chunk / 2 + 1, k_chunk + 1);
   auto* fresh = static_cast<char*>(std::malloc(Bytes::k_header + capacity + k_json_parse_padding));
   if (fresh == nullptr) {
     throw std::bad_alloc();
   }
-  std::memcpy(fresh + Bytes::k_header, buffer() + m_begin, rest);
+  std::memcpy(fresh + Bytes::k_header, buffer() + after, rest);
   char* block = m_block;
   m_block = fresh;
   m_capacity = capacity;
-  m_begin = 0;
+  m_begin -= after;
   m_end = rest;
   if (start > 0) {  // fill() moves a line that outgrows a chunk to the start
     std::memmove(block + Bytes::k_header, block + Bytes::k_header + start, length);
@@ -268,8 +282,20 @@ void RecordReader::adopt_line(std::string_view line, Bytes& raw) {
 // input, and see whether it parses as JSON values spanning lines. If the parse
 // fails on the first line itself, that line was merely truncated: stay in line mode
 // so that the error is reported on line 1 and the lines after it are still read.
-bool RecordReader::try_document_mode(Record& record) {
+bool RecordReader::try_document_mode(Record& record, bool adopted) {
   const std::uint64_t first_line = record.where.line;
+  if (adopted) {
+    // A long line is its record's bytes, no longer in the buffer, which starts at
+    // its terminator (adopt_line): put it back before that, to be read again.
+    const std::size_t length = record.raw.size();
+    if (m_capacity < m_end + length + 1) {
+      grow(m_end + length + 1);
+    }
+    std::memmove(buffer() + length, buffer(), m_end);
+    std::memcpy(buffer(), record.raw.data(), length);
+    m_begin += length;
+    m_end += length;
+  }
   // The line and its terminator are the bytes just before m_begin; find its start.
   std::size_t start = m_begin;  // one past the line's LF, or m_end at the end of input
   const char* const data = buffer();
@@ -279,7 +305,8 @@ bool RecordReader::try_document_mode(Record& record) {
   while (start > 0 && data[start - 1] != '\n') {
     --start;
   }
-  if (first_line == 1 && start == 0 && m_end >= 3 &&
+  // (A BOM before a long line was not put back.)
+  if (first_line == 1 && start == 0 && !adopted && m_end >= 3 &&
       std::memcmp(data, "\xEF\xBB\xBF", 3) == 0) {
     start = 3;
   }

@@ -37,7 +37,7 @@ inline constexpr std::uint64_t k_default_max_record_size = std::uint64_t{1} << 3
 // Splits input into records. Blank lines are skipped, a UTF-8 byte order mark at
 // the start and a CR before each LF are dropped. Columns count bytes from 1.
 //
-// A line longer than `max_record_size` bytes, or a long line (past 1 MB) that holds
+// A line longer than `max_record_size` bytes, or a line past 1 MB that holds
 // a NUL byte, is not read to its end: `next` throws convo::Error at its start
 // whatever --on-error says (it cannot be skipped or kept without being read whole).
 // A record that spans lines (document mode) is bounded the same way.
@@ -58,12 +58,21 @@ class RecordReader {
   // The number of the last line read.
   std::uint64_t line() const { return m_line; }
 
+  // Lines this long or longer are long: read into memory once and kept as their
+  // record's bytes, which the parse reads without copying (`parse_json_apart`).
+  static constexpr std::size_t k_long_line = std::size_t{1} << 20;
+  // The size a line is long from: `k_long_line` unless set lower, as the fuzz
+  // targets do to reach long lines with inputs of a few KB. One for the process:
+  // set it while no reader reads.
+  static std::size_t long_line_size();
+  static void set_long_line_size(std::size_t bytes);
+
  private:
   bool next_line(std::string_view& line, std::uint64_t& number);
   void fill();
   void read_all();
   bool next_in_document(Record& record);
-  bool try_document_mode(Record& record);
+  bool try_document_mode(Record& record, bool adopted);
   void adopt_line(std::string_view line, Bytes& raw);
   bool parse_shadowed(std::string_view text, Record& record);
   void grow(std::size_t capacity);
