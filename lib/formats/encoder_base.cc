@@ -449,7 +449,7 @@ void EncoderBase::note_items_turn(const Message& message) {
 // its size, not three times). The Responses family writes its members' items as
 // they were read (responses_items.cc): they keep theirs.
 void EncoderBase::release_bytes(Message& message) const {
-  if (m_keeps_bad_records || message.raw.size() < Text::k_borrow_at || message.origin == m_format ||
+  if (m_keeps_bad_records || message.raw.size() < Text::borrow_at() || message.origin == m_format ||
       (holds_responses_items(message.origin) && holds_responses_items(m_format)) ||
       find_invalid_utf8(message.raw)) {
     return;

@@ -59,7 +59,7 @@ class RecordReader {
   std::uint64_t line() const { return m_line; }
 
   // Lines this long or longer are long: read into memory once and kept as their
-  // record's bytes, which the parse reads without copying (`parse_json_apart`).
+  // record's bytes, which the parse reads in place (`parse_json_shadowed`).
   static constexpr std::size_t k_long_line = std::size_t{1} << 20;
   // The size a line is long from: `k_long_line` unless set lower, as the fuzz
   // targets do to reach long lines with inputs of a few KB. One for the process:
