@@ -20,18 +20,29 @@ bool upper_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F')
 
 // The offset just past the closing quote of the string whose text starts at `p` in
 // `s` (`n` bytes), when every escape in it is the one `escape_json` writes for its
-// character; npos otherwise. Adds the string's decoded length to `length`.
+// character; npos otherwise. Adds the string's decoded length to `length`. With
+// `k_validate`, a raw control character (not JSON) is npos too; without, the text
+// is known to be JSON (the parser accepted it) and only quotes and backslashes stop
+// the scan.
+template <bool k_validate>
 std::size_t scan_string(const char* s, std::size_t n, std::size_t p, std::size_t& length) {
+  auto stops = [](char c) {
+    return c == '"' || c == '\\' || (k_validate && static_cast<unsigned char>(c) < 0x20);
+  };
   for (;;) {
     std::size_t run = 0;
 #ifdef CONVO_JSON_WRITER_SSE2
-    // 16 bytes a step to the next quote or backslash: most of a string is neither.
+    // 16 bytes a step to the next byte that stops it: most of a string is none.
     const __m128i quote = _mm_set1_epi8('"');
     const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i below_space = _mm_set1_epi8(0x1F);
     while (p + run + 16 <= n) {
       const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + p + run));
-      const auto mask = static_cast<unsigned>(_mm_movemask_epi8(
-          _mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash))));
+      __m128i special = _mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash));
+      if constexpr (k_validate) {
+        special = _mm_or_si128(special, _mm_cmpeq_epi8(_mm_max_epu8(block, below_space), below_space));
+      }
+      const auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
       if (mask != 0) {
         run += static_cast<std::size_t>(__builtin_ctz(mask));
         break;
@@ -39,12 +50,12 @@ std::size_t scan_string(const char* s, std::size_t n, std::size_t p, std::size_t
       run += 16;
     }
 #endif
-    while (p + run < n && s[p + run] != '"' && s[p + run] != '\\') {
+    while (p + run < n && !stops(s[p + run])) {
       ++run;
     }
     p += run;
     length += run;
-    if (p >= n) {
+    if (p >= n || (k_validate && static_cast<unsigned char>(s[p]) < 0x20)) {
       return k_not_as_written;
     }
     if (s[p] == '"') {
@@ -132,7 +143,7 @@ std::size_t scan_value(const char* s, std::size_t n, std::size_t p, std::size_t&
     filled = filled || depth == 1;
     if (c == '"') {
       std::size_t string_length = 0;
-      p = scan_string(s, n, p + 1, string_length);
+      p = scan_string<false>(s, n, p + 1, string_length);
       if (p == k_not_as_written) {
         return p;
       }
@@ -297,56 +308,10 @@ std::string_view json_as_read(const JsonValue& value, std::string_view text, std
 
 namespace {
 
-// The offset just past the closing quote of the string whose text starts at `p` in
-// `s` (`n` bytes), when it is valid JSON (no raw control character) and every
-// escape in it is the one `escape_json` writes for its character; npos otherwise.
+// scan_string for text not known to be JSON.
 std::size_t valid_string(const char* s, std::size_t n, std::size_t p) {
-  for (;;) {
-#ifdef CONVO_JSON_WRITER_SSE2
-    // 16 bytes a step to the next quote, backslash or control character.
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i backslash = _mm_set1_epi8('\\');
-    const __m128i below_space = _mm_set1_epi8(0x1F);
-    while (p + 16 <= n) {
-      const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + p));
-      const auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(
-          _mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash)),
-          _mm_cmpeq_epi8(_mm_max_epu8(block, below_space), below_space))));
-      if (mask != 0) {
-        p += static_cast<std::size_t>(__builtin_ctz(mask));
-        break;
-      }
-      p += 16;
-    }
-#endif
-    while (p < n && s[p] != '"' && s[p] != '\\' && static_cast<unsigned char>(s[p]) >= 0x20) {
-      ++p;
-    }
-    if (p >= n || static_cast<unsigned char>(s[p]) < 0x20) {
-      return k_not_as_written;
-    }
-    if (s[p] == '"') {
-      return p + 1;
-    }
-    // An escape: the writer's are \" \\ \b \f \n \r \t and \u00XX (upper case) for
-    // the other control characters.
-    if (p + 1 >= n) {
-      return k_not_as_written;
-    }
-    const char e = s[p + 1];
-    if (e == '"' || e == '\\' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
-      p += 2;
-    } else if (e == 'u' && p + 5 < n && s[p + 2] == '0' && s[p + 3] == '0' &&
-               (s[p + 4] == '0' || s[p + 4] == '1') && upper_hex(s[p + 5])) {
-      const int c = (s[p + 4] - '0') * 16 + (s[p + 5] <= '9' ? s[p + 5] - '0' : s[p + 5] - 'A' + 10);
-      if (c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') {
-        return k_not_as_written;
-      }
-      p += 6;
-    } else {
-      return k_not_as_written;
-    }
-  }
+  std::size_t length = 0;
+  return scan_string<true>(s, n, p, length);
 }
 
 // The offset just past the integer at `p` when it is valid JSON the writer gives

@@ -1,7 +1,8 @@
-// The parser's streams and string scans, for lib/json.cc alone: the streams RapidJSON
-// reads records and tool inputs through, and the specialisations of its string scan
-// and whitespace skip for them. Included by the one file that parses (the reader
-// must see them where it is instantiated).
+// The parser's streams and string scans, private to libconvo's JSON files: the
+// streams RapidJSON reads records and tool inputs through, the specialisations of
+// its string scan and whitespace skip for them, and the escape helpers they share
+// (json.cc parses; json_surrogates.cc finds lone surrogates as the scan does).
+// Included where the reader is instantiated, so that it sees them.
 #pragma once
 
 #include <rapidjson/reader.h>

@@ -1,35 +1,17 @@
-// Lone UTF-16 surrogate escapes: found before a record is parsed, read as U+FFFD.
+// Lone UTF-16 surrogate escapes in a text parsed in place or apart from the reader
+// (a bad line looked at again, a document, a message re-parsed), read as U+FFFD as
+// the reader's scan reads them (json_streams.h).
 #include <string>
 #include <string_view>
 
 #include "json.h"
+#include "json_streams.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
 
 namespace convo {
-
-namespace {
-
-// The value of the four hex digits at `p`, or -1.
-int hex4(const char* p) {
-  int value = 0;
-  for (int i = 0; i < 4; ++i) {
-    char c = p[i];
-    int digit = c >= '0' && c <= '9'   ? c - '0'
-                : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                       : -1;
-    if (digit < 0) {
-      return -1;
-    }
-    value = value * 16 + digit;
-  }
-  return value;
-}
-
-}  // namespace
 
 namespace {
 
@@ -101,7 +83,7 @@ std::size_t for_each_lone_surrogate(std::string_view text, Found found) {
   const std::size_t size = text.size();
   const char* data = text.data();
   auto escape_at = [&](std::size_t i) {
-    return i + 6 <= size && data[i] == '\\' && data[i + 1] == 'u' ? hex4(data + i + 2) : -1;
+    return i + 6 <= size && data[i] == '\\' && data[i + 1] == 'u' ? hex4_at(data + i + 2) : -1;
   };
   std::size_t i = 0;
   while (i + 6 <= size) {
