@@ -63,6 +63,12 @@ class GuardedSink final : public MessageSink {
     if (bad_record(m_policy, error.where(), error.what(), m_diagnostics, m_stats, m_warned)) {
       m_out.write_line(error.raw());
     }
+    // What the writer was given when the reply it held failed goes on after it.
+    if (const std::shared_ptr<Message>& next = error.next()) {
+      put(std::move(*next));
+    } else if (error.finish_pending()) {
+      end_input();
+    }
   }
 
   MessageSink& m_inner;

@@ -79,26 +79,53 @@ std::string LossReport::summary() const {
 namespace {
 
 // Throws EncodeError when `value`, re-encoded from `raw` (found at `where`), is not
-// valid UTF-8, pointing at the first bad byte of `raw` where it can.
-void check_utf8(std::string_view value, const Location& where, std::string_view raw) {
+// valid UTF-8, pointing at the first bad byte of `raw` where it can. A reply joined
+// from several records (`joined`: those after the first, whose bytes `raw` are) is
+// pointed at the record that holds the bad byte, and kept or skipped whole.
+void check_utf8(std::string_view value, const Location& where, std::string_view raw,
+                std::span<const std::pair<Location, Bytes>> joined = {}) {
   std::optional<std::size_t> bad = find_invalid_utf8(value);
   if (!bad) {
     return;
   }
   Location at = where;
   unsigned byte = static_cast<unsigned char>(value[*bad]);
-  if (std::optional<std::size_t> in_raw = find_invalid_utf8(raw)) {
-    byte = static_cast<unsigned char>(raw[*in_raw]);
-    std::size_t line_start = raw.rfind('\n', *in_raw);
+  auto point_at = [&](const Location& record, std::string_view bytes) {
+    std::optional<std::size_t> in_raw = find_invalid_utf8(bytes);
+    if (!in_raw) {
+      return false;
+    }
+    at = record;
+    byte = static_cast<unsigned char>(bytes[*in_raw]);
+    std::size_t line_start = bytes.rfind('\n', *in_raw);
     line_start = line_start == std::string::npos ? 0 : line_start + 1;
-    at.line += static_cast<std::uint64_t>(std::count(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(*in_raw), '\n'));
+    at.line += static_cast<std::uint64_t>(
+        std::count(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(*in_raw), '\n'));
     at.column = *in_raw - line_start + 1;
+    return true;
+  };
+  if (!point_at(where, raw)) {
+    for (const auto& [record, bytes] : joined) {
+      if (point_at(record, bytes.view())) {
+        break;
+      }
+    }
   }
-  throw EncodeError(at,
-                    fmt::format("invalid UTF-8 (byte 0x{:02x}): a record convo re-encodes must be "
-                                "valid UTF-8",
-                                byte),
-                    std::string(raw));
+  std::string what = fmt::format(
+      "invalid UTF-8 (byte 0x{:02x}): a record convo re-encodes must be valid UTF-8", byte);
+  if (joined.empty()) {
+    throw EncodeError(at, std::move(what), std::string(raw));
+  }
+  // --on-error keep writes the reply's records as they were read, one after another.
+  std::string all(raw);
+  for (const auto& [record, bytes] : joined) {
+    all += '\n';
+    all += bytes.view();
+  }
+  what += fmt::format(" (lines {}-{} are one turn in this format: --on-error skip or keep takes "
+                      "them together)",
+                      where.line, joined.back().first.line);
+  throw EncodeError(at, std::move(what), std::move(all));
 }
 
 // What a container's members beyond its messages are counted as when the messages
@@ -258,11 +285,21 @@ void EncoderBase::write(Message&& message, Output& out) {
                   !message.container && message.kind != Kind::turn &&
                   message.kind != Kind::invalid;
     if (!passes) {
-      write_reply(out);
+      try {
+        write_reply(out);
+      } catch (EncodeError& error) {
+        error.set_next(std::move(message));
+        throw;
+      }
     }
   }
   if (m_container && message.container != m_container) {
-    close_container(out);
+    try {
+      close_container(out);
+    } catch (EncodeError& error) {
+      error.set_next(std::move(message));
+      throw;
+    }
   }
   if (message.kind == Kind::invalid) {
     write_drained(out);
@@ -459,14 +496,15 @@ void EncoderBase::release_bytes(Message& message) const {
 
 // The records go into the output's buffer where they are written; one that fails
 // (an EncodeError, invalid UTF-8) is taken back from it.
-void EncoderBase::encode_and_write(const Message& message, Output& out) {
+void EncoderBase::encode_and_write(const Message& message, Output& out,
+                                   std::span<const std::pair<Location, Bytes>> joined) {
   Records records(out.buffer());
   encode(message, records);
   if (!records.empty()) {
     note_items_turn(message);
   }
   for (std::string_view value : records) {
-    check_utf8(value, message.where, message.raw);
+    check_utf8(value, message.where, message.raw, joined);
   }
   records.keep();
   out.wrote();
@@ -515,7 +553,9 @@ bool EncoderBase::joins_reply(const Message& message) const {
 }
 
 void EncoderBase::join_reply(Message&& message) {
+  release_bytes(message);
   drop_unheld(message);
+  m_reply_records.emplace_back(message.where, std::move(message.raw));
   if (auto type = opaque_item_type(message); !type.empty()) {
     drop(fmt::format("{} blocks", type), message);
     return;
@@ -544,6 +584,8 @@ void EncoderBase::join_reply(Message&& message) {
 void EncoderBase::write_reply(Output& out) {
   Message reply = std::move(*m_reply);
   m_reply.reset();
+  std::vector<std::pair<Location, Bytes>> joined;
+  joined.swap(m_reply_records);
   if (!m_reply_cut_kept) {
     drop("Claude Code record splits", reply);
     m_reply_cut_kept = true;
@@ -557,7 +599,7 @@ void EncoderBase::write_reply(Output& out) {
   note_calls(reply);
   const int thinking_records = std::exchange(m_reply_thinking_records, 0);
   m_thinking_dropped = false;
-  encode_and_write(reply, out);
+  encode_and_write(reply, out, joined);
   if (thinking_records > 0 && m_thinking_dropped && !thinking_alone(reply.content)) {
     // A record of the reply held thinking alone: the way back has no record for it.
     for (int i = 0; i < thinking_records; ++i) {
@@ -763,11 +805,16 @@ void EncoderBase::counted_choice_members(const JsonValue& choices, std::string_v
 }
 
 void EncoderBase::finish(Output& out) {
-  if (m_reply) {
-    write_reply(out);
-  }
-  if (m_container) {
-    close_container(out);
+  try {
+    if (m_reply) {
+      write_reply(out);
+    }
+    if (m_container) {
+      close_container(out);
+    }
+  } catch (EncodeError& error) {
+    error.set_finish_pending();  // what is held after the reply is written then
+    throw;
   }
   write_drained(out);
 }

@@ -63,14 +63,29 @@ class DecodeError : public std::exception {
 // but JSON text that convo writes itself is always valid UTF-8 (RFC 8259; the APIs
 // the formats feed reject anything else). The pipeline applies --on-error to it,
 // as to a bad input record; `raw` is what `keep` writes through.
+//
+// A writer holds a reply back until what follows shows it is whole
+// (EncoderBase::write_reply), so the reply can fail while the next record is being
+// put, or at the end of the input. The error then carries that record (`next`), or
+// says the end was cut short (`finish_pending`): whoever applies --on-error puts the
+// record again, or ends the input again, once the bad reply is skipped or kept, so
+// nothing after it is lost and the output keeps the input's order.
 class EncodeError : public Error {
  public:
   EncodeError(Location where, std::string what, std::string raw)
       : Error(std::move(where), std::move(what)), m_raw(std::move(raw)) {}
   const std::string& raw() const { return m_raw; }
 
+  // The record being put when the error came; null when none was.
+  const std::shared_ptr<Message>& next() const { return m_next; }
+  void set_next(Message&& message) { m_next = std::make_shared<Message>(std::move(message)); }
+  bool finish_pending() const { return m_finish_pending; }
+  void set_finish_pending() { m_finish_pending = true; }
+
  private:
   std::string m_raw;
+  std::shared_ptr<Message> m_next;  // shared: an exception object is copied
+  bool m_finish_pending = false;
 };
 
 // A JSON pointer shown the way a user reads it: "/message/content/0/text" ->
@@ -280,7 +295,8 @@ class EncoderBase : public Encoder {
   bool joins_reply(const Message& message) const;
   void join_reply(Message&& message);
   void write_reply(Output& out);
-  void encode_and_write(const Message& message, Output& out);
+  void encode_and_write(const Message& message, Output& out,
+                        std::span<const std::pair<Location, Bytes>> joined = {});
   void release_bytes(Message& message) const;
   void note_items_turn(const Message& message);
   // True when `message` belongs to a body of another API that this format writes
@@ -298,6 +314,9 @@ class EncoderBase : public Encoder {
   const Container* m_counted_container = nullptr; // whose settings drop_unheld counted
   const JsonValue* m_counted_json = nullptr;       // whose unmodelled members it counted
   std::optional<Message> m_reply;                  // Responses items joined so far
+  // Where each record joined to `m_reply` after its first came from, and its bytes:
+  // a reply that cannot be written is reported at its bad record and kept whole.
+  std::vector<std::pair<Location, Bytes>> m_reply_records;
   bool m_reply_cut_kept = true;                    // its records' cut comes back
   int m_reply_thinking_records = 0;                // its records of thinking alone
   bool m_thinking_dropped = false;                 // drop() counted thinking blocks
