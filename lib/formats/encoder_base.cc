@@ -83,7 +83,7 @@ namespace {
 // from several records (`joined`: those after the first, whose bytes `raw` are) is
 // pointed at the record that holds the bad byte, and kept or skipped whole.
 void check_utf8(std::string_view value, const Location& where, std::string_view raw,
-                std::span<const std::pair<Location, Bytes>> joined = {}) {
+                std::span<const JoinedRecord> joined = {}) {
   std::optional<std::size_t> bad = find_invalid_utf8(value);
   if (!bad) {
     return;
@@ -105,8 +105,8 @@ void check_utf8(std::string_view value, const Location& where, std::string_view 
     return true;
   };
   if (!point_at(where, raw)) {
-    for (const auto& [record, bytes] : joined) {
-      if (point_at(record, bytes.view())) {
+    for (const JoinedRecord& record : joined) {
+      if (point_at(Location{where.file, record.line, 0}, record.raw.view())) {
         break;
       }
     }
@@ -118,13 +118,13 @@ void check_utf8(std::string_view value, const Location& where, std::string_view 
   }
   // --on-error keep writes the reply's records as they were read, one after another.
   std::string all(raw);
-  for (const auto& [record, bytes] : joined) {
+  for (const JoinedRecord& record : joined) {
     all += '\n';
-    all += bytes.view();
+    all += record.raw.view();
   }
   what += fmt::format(" (lines {}-{} are one turn in this format: --on-error skip or keep takes "
                       "them together)",
-                      where.line, joined.back().first.line);
+                      where.line, joined.back().line);
   throw EncodeError(at, std::move(what), std::move(all));
 }
 
@@ -497,7 +497,7 @@ void EncoderBase::release_bytes(Message& message) const {
 // The records go into the output's buffer where they are written; one that fails
 // (an EncodeError, invalid UTF-8) is taken back from it.
 void EncoderBase::encode_and_write(const Message& message, Output& out,
-                                   std::span<const std::pair<Location, Bytes>> joined) {
+                                   std::span<const JoinedRecord> joined) {
   Records records(out.buffer());
   encode(message, records);
   if (!records.empty()) {
@@ -555,7 +555,7 @@ bool EncoderBase::joins_reply(const Message& message) const {
 void EncoderBase::join_reply(Message&& message) {
   release_bytes(message);
   drop_unheld(message);
-  m_reply_records.emplace_back(message.where, std::move(message.raw));
+  m_reply_records.push_back(JoinedRecord{message.where.line, std::move(message.raw)});
   if (auto type = opaque_item_type(message); !type.empty()) {
     drop(fmt::format("{} blocks", type), message);
     return;
@@ -584,8 +584,10 @@ void EncoderBase::join_reply(Message&& message) {
 void EncoderBase::write_reply(Output& out) {
   Message reply = std::move(*m_reply);
   m_reply.reset();
-  std::vector<std::pair<Location, Bytes>> joined;
-  joined.swap(m_reply_records);
+  struct Clear {  // after it is written, or has failed
+    std::vector<JoinedRecord>& records;
+    ~Clear() { records.clear(); }
+  } clear{m_reply_records};
   if (!m_reply_cut_kept) {
     drop("Claude Code record splits", reply);
     m_reply_cut_kept = true;
@@ -599,7 +601,7 @@ void EncoderBase::write_reply(Output& out) {
   note_calls(reply);
   const int thinking_records = std::exchange(m_reply_thinking_records, 0);
   m_thinking_dropped = false;
-  encode_and_write(reply, out, joined);
+  encode_and_write(reply, out, m_reply_records);
   if (thinking_records > 0 && m_thinking_dropped && !thinking_alone(reply.content)) {
     // A record of the reply held thinking alone: the way back has no record for it.
     for (int i = 0; i < thinking_records; ++i) {

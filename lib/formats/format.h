@@ -206,6 +206,13 @@ class Encoder {
   virtual void finish(Output& out) = 0;
 };
 
+// A record joined to a reply held by a writer (EncoderBase::join_reply): its line
+// in the reply's file, and its bytes when they are held (Message::raw).
+struct JoinedRecord {
+  std::uint64_t line = 0;
+  Bytes raw;
+};
+
 class EncoderBase : public Encoder {
  public:
   EncoderBase(Format format, LossReport& loss) : m_format(format), m_loss(loss) {}
@@ -296,7 +303,7 @@ class EncoderBase : public Encoder {
   void join_reply(Message&& message);
   void write_reply(Output& out);
   void encode_and_write(const Message& message, Output& out,
-                        std::span<const std::pair<Location, Bytes>> joined = {});
+                        std::span<const JoinedRecord> joined = {});
   void release_bytes(Message& message) const;
   void note_items_turn(const Message& message);
   // True when `message` belongs to a body of another API that this format writes
@@ -314,9 +321,10 @@ class EncoderBase : public Encoder {
   const Container* m_counted_container = nullptr; // whose settings drop_unheld counted
   const JsonValue* m_counted_json = nullptr;       // whose unmodelled members it counted
   std::optional<Message> m_reply;                  // Responses items joined so far
-  // Where each record joined to `m_reply` after its first came from, and its bytes:
-  // a reply that cannot be written is reported at its bad record and kept whole.
-  std::vector<std::pair<Location, Bytes>> m_reply_records;
+  // The line of each record joined to `m_reply` after its first (of the reply's
+  // file), and its bytes: a reply that cannot be written is reported at its bad
+  // record and kept whole. Cleared, not freed, when the reply is written.
+  std::vector<JoinedRecord> m_reply_records;
   bool m_reply_cut_kept = true;                    // its records' cut comes back
   int m_reply_thinking_records = 0;                // its records of thinking alone
   bool m_thinking_dropped = false;                 // drop() counted thinking blocks
