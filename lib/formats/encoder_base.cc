@@ -1,6 +1,7 @@
 // What every format's encoder shares (EncoderBase in format.h): writing unchanged
-// records as their own bytes, containers put back whole or rebuilt, what a target
-// cannot hold counted once (LossReport), and the UTF-8 check on what convo writes.
+// records as their own bytes, the records of one reply joined into one turn, what a
+// target cannot hold counted by name, and the UTF-8 check on what convo writes.
+// Containers and API bodies written whole are in encoder_bodies.cc.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <utility>
 
 #include "formats/anthropic_blocks.h"
+#include "formats/encoder_parts.h"
 #include "formats/format.h"
 
 #include "formats/api_body.h"
@@ -22,131 +24,7 @@
 
 namespace convo {
 
-// --- LossReport ---
-
-void LossReport::drop(Format target, std::string_view what, const Location& where) {
-  if (m_strict) {
-    throw Error(where, fmt::format("{} cannot hold {} (--strict)", format_name(target), what));
-  }
-  for (Entry& entry : m_entries) {
-    if (entry.target == target && entry.what == what) {
-      ++entry.count;
-      return;
-    }
-  }
-  m_entries.push_back(Entry{target, std::string(what), 1});
-}
-
-void LossReport::merge(const LossReport& other) {
-  for (const Entry& theirs : other.m_entries) {
-    auto ours = std::find_if(m_entries.begin(), m_entries.end(), [&](const Entry& entry) {
-      return entry.target == theirs.target && entry.what == theirs.what;
-    });
-    if (ours == m_entries.end()) {
-      m_entries.push_back(theirs);
-    } else {
-      ours->count += theirs.count;
-    }
-  }
-}
-
-std::string LossReport::summary() const {
-  std::string out;
-  std::vector<Format> targets;
-  for (const Entry& entry : m_entries) {
-    if (std::find(targets.begin(), targets.end(), entry.target) == targets.end()) {
-      targets.push_back(entry.target);
-    }
-  }
-  for (Format target : targets) {
-    if (!out.empty()) {
-      out += "; ";
-    }
-    out += fmt::format("{} cannot hold", format_name(target));
-    bool first = true;
-    for (const Entry& entry : m_entries) {
-      if (entry.target == target) {
-        out += fmt::format("{} {} ({})", first ? "" : ",", entry.what, entry.count);
-        first = false;
-      }
-    }
-  }
-  return out;
-}
-
-// --- EncoderBase ---
-
 namespace {
-
-// Throws EncodeError when `value`, re-encoded from `raw` (found at `where`), is not
-// valid UTF-8, pointing at the first bad byte of `raw` where it can. A reply joined
-// from several records (`joined`: those after the first, whose bytes `raw` are) is
-// pointed at the record that holds the bad byte, and kept or skipped whole.
-void check_utf8(std::string_view value, const Location& where, std::string_view raw,
-                std::span<const JoinedRecord> joined = {}) {
-  std::optional<std::size_t> bad = find_invalid_utf8(value);
-  if (!bad) {
-    return;
-  }
-  Location at = where;
-  unsigned byte = static_cast<unsigned char>(value[*bad]);
-  auto point_at = [&](const Location& record, std::string_view bytes) {
-    std::optional<std::size_t> in_raw = find_invalid_utf8(bytes);
-    if (!in_raw) {
-      return false;
-    }
-    at = record;
-    byte = static_cast<unsigned char>(bytes[*in_raw]);
-    std::size_t line_start = bytes.rfind('\n', *in_raw);
-    line_start = line_start == std::string::npos ? 0 : line_start + 1;
-    at.line += static_cast<std::uint64_t>(
-        std::count(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(*in_raw), '\n'));
-    at.column = *in_raw - line_start + 1;
-    return true;
-  };
-  if (!point_at(where, raw)) {
-    for (const JoinedRecord& record : joined) {
-      if (point_at(Location{where.file, record.line, 0}, record.raw.view())) {
-        break;
-      }
-    }
-  }
-  std::string what = fmt::format(
-      "invalid UTF-8 (byte 0x{:02x}): a record convo re-encodes must be valid UTF-8", byte);
-  if (joined.empty()) {
-    throw EncodeError(at, std::move(what), std::string(raw));
-  }
-  // --on-error keep writes the reply's records as they were read, one after another.
-  std::string all(raw);
-  for (const JoinedRecord& record : joined) {
-    all += '\n';
-    all += record.raw.view();
-  }
-  what += fmt::format(" (lines {}-{} are one turn in this format: --on-error skip or keep takes "
-                      "them together)",
-                      where.line, joined.back().line);
-  throw EncodeError(at, std::move(what), std::move(all));
-}
-
-// What a container's members beyond its messages are counted as when the messages
-// go to another format ("tools of request bodies"); empty for containers that hold
-// nothing but messages (a JSON array, `{"loglines": [...]}`).
-std::string_view container_noun(const Container& container) {
-  const std::string& key = container.array_key;
-  switch (container.format) {
-    case Format::anthropic:
-    case Format::openai:
-      return key == "messages" ? "request bodies" : key == "choices" ? "response bodies" : "";
-    case Format::openai_responses:
-      return key == "input" ? "request bodies" : key == "output" ? "response bodies" : "";
-    case Format::gemini:
-      return key == "contents" ? "request bodies" : key == "candidates" ? "response bodies" : "";
-    case Format::gemini_cli:
-      return key == "messages" ? "chat sessions" : "";  // not a `session-*.jsonl` message line
-    default:
-      return "";
-  }
-}
 
 bool is_session_turn(const JsonValue& element) {
   auto type = element.IsObject() ? string_member(element, "type") : std::nullopt;
@@ -193,12 +71,19 @@ bool argument_text_respelled(const Block& block) {
   return json_object_as_written(block.input) == false;
 }
 
-// True when `item`, a turn of the Responses family, is part of the same turn as
-// `reply` (the items joined so far): in a reply, reasoning, a tool call, or a message
-// after something that is not one (two messages in a row stay two turns, as they
-// come back); after a call's output, the output of another call (the outputs that
-// answer one reply are one turn of results: Anthropic's user turn, Gemini's user
-// content, the AI SDK's tool message).
+bool thinking_alone(const Content& content) {
+  return content.is_blocks() && !content.blocks.empty() &&
+         std::all_of(content.blocks.begin(), content.blocks.end(), [](const Block& b) {
+           return b.type == BlockType::thinking || b.type == BlockType::redacted_thinking;
+         });
+}
+
+bool all_tool_results(const Content& content) {
+  return content.is_blocks() && !content.blocks.empty() &&
+         std::all_of(content.blocks.begin(), content.blocks.end(),
+                     [](const Block& b) { return b.type == BlockType::tool_result; });
+}
+
 // A content that is a string (or none) counts as text on either edge.
 bool ends_in_text(const Content& content) {
   return !content.is_blocks() ||
@@ -207,6 +92,71 @@ bool ends_in_text(const Content& content) {
 bool starts_with_text(const Content& content) {
   return !content.is_blocks() ||
          (!content.blocks.empty() && content.blocks.front().type == BlockType::text);
+}
+
+}  // namespace
+
+void check_utf8(std::string_view value, const Location& where, std::string_view raw,
+                std::span<const JoinedRecord> joined) {
+  std::optional<std::size_t> bad = find_invalid_utf8(value);
+  if (!bad) {
+    return;
+  }
+  Location at = where;
+  unsigned byte = static_cast<unsigned char>(value[*bad]);
+  auto point_at = [&](const Location& record, std::string_view bytes) {
+    std::optional<std::size_t> in_raw = find_invalid_utf8(bytes);
+    if (!in_raw) {
+      return false;
+    }
+    at = record;
+    byte = static_cast<unsigned char>(bytes[*in_raw]);
+    std::size_t line_start = bytes.rfind('\n', *in_raw);
+    line_start = line_start == std::string::npos ? 0 : line_start + 1;
+    at.line += static_cast<std::uint64_t>(
+        std::count(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(*in_raw), '\n'));
+    at.column = *in_raw - line_start + 1;
+    return true;
+  };
+  if (!point_at(where, raw)) {
+    for (const JoinedRecord& record : joined) {
+      if (point_at(Location{where.file, record.line, 0}, record.raw.view())) {
+        break;
+      }
+    }
+  }
+  std::string what = fmt::format(
+      "invalid UTF-8 (byte 0x{:02x}): a record convo re-encodes must be valid UTF-8", byte);
+  if (joined.empty()) {
+    throw EncodeError(at, std::move(what), std::string(raw));
+  }
+  // --on-error keep writes the reply's records as they were read, one after another.
+  std::string all(raw);
+  for (const JoinedRecord& record : joined) {
+    all += '\n';
+    all += record.raw.view();
+  }
+  what += fmt::format(" (lines {}-{} are one turn in this format: --on-error skip or keep takes "
+                      "them together)",
+                      where.line, joined.back().line);
+  throw EncodeError(at, std::move(what), std::move(all));
+}
+
+std::string_view container_noun(const Container& container) {
+  const std::string& key = container.array_key;
+  switch (container.format) {
+    case Format::anthropic:
+    case Format::openai:
+      return key == "messages" ? "request bodies" : key == "choices" ? "response bodies" : "";
+    case Format::openai_responses:
+      return key == "input" ? "request bodies" : key == "output" ? "response bodies" : "";
+    case Format::gemini:
+      return key == "contents" ? "request bodies" : key == "candidates" ? "response bodies" : "";
+    case Format::gemini_cli:
+      return key == "messages" ? "chat sessions" : "";  // not a `session-*.jsonl` message line
+    default:
+      return "";
+  }
 }
 
 bool item_joins_reply(const Message& reply, const Message& item) {
@@ -222,8 +172,6 @@ bool item_joins_reply(const Message& reply, const Message& item) {
   return !(ends_in_text(reply.content) && starts_with_text(item.content));
 }
 
-// Appends the blocks of `item` to `reply` (the turn's usage is the first item's
-// that has one).
 void append_reply_item(Message& reply, Message&& item) {
   auto as_blocks = [](Content& content) {
     if (!content.is_blocks()) {
@@ -253,21 +201,6 @@ void append_reply_item(Message& reply, Message&& item) {
   }
   reply.modified = true;
 }
-
-bool thinking_alone(const Content& content) {
-  return content.is_blocks() && !content.blocks.empty() &&
-         std::all_of(content.blocks.begin(), content.blocks.end(), [](const Block& b) {
-           return b.type == BlockType::thinking || b.type == BlockType::redacted_thinking;
-         });
-}
-
-bool all_tool_results(const Content& content) {
-  return content.is_blocks() && !content.blocks.empty() &&
-         std::all_of(content.blocks.begin(), content.blocks.end(),
-                     [](const Block& b) { return b.type == BlockType::tool_result; });
-}
-
-}  // namespace
 
 void EncoderBase::write(Message&& message, Output& out) {
   if (!message.modified && reshapes(message)) {
@@ -835,242 +768,6 @@ void EncoderBase::values_of(const Message& message, Records& values) {
   } else {
     encode(message, values);
   }
-}
-
-// Writes the open container: its original bytes when every message came back
-// unchanged and in place, else the document rebuilt by `write_changed_container`.
-void EncoderBase::close_container(Output& out) {
-  // Closed even when writing it throws (EncodeError under --on-error skip|keep),
-  // so that it is not written again.
-  struct Closer {
-    EncoderBase& encoder;
-    ~Closer() {
-      encoder.m_held.clear();
-      encoder.m_container.reset();
-    }
-  } closer{*this};
-  const Container& container = *m_container;
-  if (container.format != m_format) {
-    write_translated_body(container.source->doc, container.format,
-                          container_noun(container) == "response bodies", m_held, out);
-    return;
-  }
-  bool intact = m_held.size() == container.size;
-  for (std::size_t i = 0; intact && i < m_held.size(); ++i) {
-    intact = !m_held[i].modified && m_held[i].slot == i;
-  }
-  if (intact) {
-    out.write_line(container.raw);
-  } else {
-    write_changed_container(container, m_held, out);
-  }
-  m_held.clear();
-  m_container.reset();
-}
-
-// --- Bodies translated whole (api_body.h) ---
-
-bool EncoderBase::translates_body(const Message& message) const {
-  if (message.origin == m_format || format_info(m_format).body == nullptr ||
-      message.kind == Kind::invalid || !format_traits(message.origin).body) {
-    return false;
-  }
-  if (message.container) {
-    // A Gemini line of its own holding only a systemInstruction is a message of a
-    // contents file, not a body.
-    const Container& container = *message.container;
-    return container.format == message.origin && !container_noun(container).empty() &&
-           find_member(container.source->doc, container.array_key) != nullptr;
-  }
-  // An Anthropic response message is a response body.
-  return message.json != nullptr && message.source && message.json == &message.source->doc &&
-         is_response(message) && message.role == Role::assistant;
-}
-
-void EncoderBase::write_translated_body(const JsonValue& root, Format from, bool response,
-                                        std::vector<Message>& held, Output& out) {
-  ApiBody body;
-  body.response = response;
-  format_info(from).body->read(root, body);
-  const Location where = held.empty() ? Location{} : held.front().where;
-  std::string_view raw = held.empty() ? std::string_view() : held.front().raw.view();
-  for (const std::string& what : body.unmapped) {
-    m_loss.drop(m_format, what, where);
-  }
-  for (const Message& message : held) {
-    drop_unheld(message, true);
-  }
-  std::vector<BodyTurn> turns;
-  Records values;
-  // A Responses response's items are the parts of one reply; the other APIs give
-  // one message per choice.
-  std::vector<Message> merged;
-  if (response && (root.IsObject() && find_member(root, "output") != nullptr)) {
-    Message reply;
-    bool first = true;
-    for (Message& message : held) {
-      if (!message.is_turn()) {
-        merged.push_back(std::move(message));
-        continue;
-      }
-      if (first) {
-        reply = message;
-        reply.content.blocks.clear();
-        reply.content.form = Content::Form::blocks;
-        first = false;
-      }
-      content_to_blocks(message.content);
-      for (Block& block : message.content.blocks) {
-        reply.content.blocks.push_back(std::move(block));
-      }
-      reply.usage = message.usage->empty() ? reply.usage : message.usage;
-    }
-    if (!first) {
-      reply.touch();
-      merged.insert(merged.begin(), std::move(reply));
-    }
-    held = std::move(merged);
-  } else if (!response && holds_responses_items(from) && !holds_responses_items(m_format)) {
-    // A request's input holds each reply as its items (reasoning, message, function
-    // calls): one assistant turn in the other APIs, joined as a file of items is. The
-    // outputs of its calls that follow one another are the one turn of results that
-    // answers it (Anthropic's user turn, Gemini's user content).
-    auto joins = [&](const Message& last, const Message& next) {
-      return opaque_item_type(last).empty() && opaque_item_type(next).empty() && last.is_turn() &&
-             item_joins_reply(last, next);
-    };
-    for (Message& message : held) {
-      if (!merged.empty() && joins(merged.back(), message)) {
-        append_reply_item(merged.back(), std::move(message));
-      } else {
-        merged.push_back(std::move(message));
-      }
-    }
-    held = std::move(merged);
-  }
-  for (const Message& message : held) {
-    values.clear();
-    encode(message, values);
-    if (!values.empty()) {
-      note_items_turn(message);
-    }
-    if (response && !message.is_turn()) {
-      continue;  // counted by the encoder when it has no place for it
-    }
-    BodyTurn turn;
-    turn.message = &message;
-    for (std::string_view value : values) {
-      turn.values.emplace_back(value);
-    }
-    if (response) {
-      StopReason stop = stop_reason_named(message.meta->stop_reason);
-      if (stop == StopReason::none) {
-        stop = body.stop_reason;
-      }
-      // Anthropic's end_turn (Chat's stop) after tool calls is its own word, as the API
-      // has another for a reply that calls a tool (the calls were made by Anthropic's
-      // code execution): kept.
-      bool said_end_turn = stop == StopReason::end_turn && (uses_anthropic_blocks(message.origin) ||
-                                                            message.origin == Format::openai);
-      if ((stop == StopReason::end_turn || stop == StopReason::none) && !said_end_turn &&
-          message.has_tool_uses()) {
-        stop = StopReason::tool_use;  // Gemini's STOP, Responses' "completed" after a call
-      }
-      turn.stop = stop;
-    }
-    turns.push_back(std::move(turn));
-  }
-  std::string json = write_body(*format_info(m_format).body, body, turns,
-                                [&](std::string_view what) { m_loss.drop(m_format, what, where); });
-  check_utf8(json, where, raw);
-  out.write_line(json);
-}
-
-// The document rebuilt around the messages as they are now (members other than the
-// messages are copied from the original).
-void EncoderBase::write_changed_container(const Container& container, std::vector<Message>& held,
-                                          Output& out) {
-  const JsonValue& root = container.source->doc;
-  const JsonValue* array = container.array_key.empty() ? &root : find_member(root, container.array_key);
-  Records values;
-
-  rapidjson::StringBuffer buffer;
-  JsonWriter writer(buffer);
-  auto write_messages = [&] {
-    writer.StartArray();
-    for (const Message& message : held) {
-      if (container.system_slot && message.slot == 0) {
-        continue;
-      }
-      values_of(message, values);
-      const JsonValue* element = nullptr;
-      std::size_t index = container.system_slot ? message.slot - 1 : message.slot;
-      if (!container.wrapper_key.empty() && array != nullptr && array->IsArray() &&
-          index < array->Size()) {
-        element = &(*array)[static_cast<rapidjson::SizeType>(index)];
-      }
-      for (std::string_view value : values) {
-        if (element == nullptr || !element->IsObject()) {
-          writer.RawValue(value.data(), value.size(), rapidjson::kObjectType);
-          continue;
-        }
-        writer.StartObject();
-        for (const auto& member : element->GetObject()) {
-          writer.Key(member.name.GetString(), member.name.GetStringLength());
-          if (view_of(member.name) == container.wrapper_key) {
-            writer.RawValue(value.data(), value.size(), rapidjson::kObjectType);
-          } else {
-            member.value.Accept(writer);
-          }
-        }
-        writer.EndObject();
-      }
-    }
-    writer.EndArray();
-  };
-
-  if (container.array_key.empty()) {
-    write_messages();
-  } else {
-    writer.StartObject();
-    for (const auto& member : root.GetObject()) {
-      std::string_view key = view_of(member.name);
-      if (key == container.array_key) {
-        writer.Key(member.name.GetString(), member.name.GetStringLength());
-        write_messages();
-      } else if (container.system_slot && key == "system") {
-        // The system prompt is slot 0; it is left out when a stage dropped it.
-        auto system = std::find_if(held.begin(), held.end(),
-                                   [](const Message& m) { return m.slot == 0; });
-        if (system == held.end()) {
-          continue;
-        }
-        writer.Key(member.name.GetString(), member.name.GetStringLength());
-        if (!system->modified) {
-          member.value.Accept(writer);
-        } else {
-          values_of(*system, values);
-          JsonDoc encoded;
-          const JsonValue* content = nullptr;
-          if (!values.empty() && !parse_json(values.front(), encoded)) {
-            content = find_member(encoded, "content");
-          }
-          if (content != nullptr) {
-            content->Accept(writer);
-          } else {
-            writer.String("");
-          }
-        }
-      } else {
-        writer.Key(member.name.GetString(), member.name.GetStringLength());
-        member.value.Accept(writer);
-      }
-    }
-    writer.EndObject();
-  }
-  std::string_view rebuilt(buffer.GetString(), buffer.GetSize());
-  check_utf8(rebuilt, held.empty() ? Location{} : held.front().where, container.raw);
-  out.write_line(rebuilt);
 }
 
 }  // namespace convo
