@@ -337,9 +337,17 @@ void report_bad(const ReadStats& stats, const ReadOptions& options, Diagnostics&
                                 stats.lone_surrogates == 1 ? "it" : "them"));
   }
   if (stats.bad > 0 && options.on_error != OnError::fail) {
-    diagnostics.warning(Location{}, fmt::format("{} {} bad record{}",
-                                                options.on_error == OnError::skip ? "skipped" : "kept",
-                                                stats.bad, stats.bad == 1 ? "" : "s"));
+    const bool skip = options.on_error == OnError::skip;
+    const std::uint64_t counted = skip ? stats.bad : stats.bad - stats.unkept;
+    if (counted > 0) {
+      diagnostics.warning(Location{}, fmt::format("{} {} bad record{}", skip ? "skipped" : "kept",
+                                                  counted, counted == 1 ? "" : "s"));
+    }
+    if (!skip && stats.unkept > 0) {
+      diagnostics.warning(Location{},
+                          fmt::format("skipped {} bad record{} with no bytes as read to keep",
+                                      stats.unkept, stats.unkept == 1 ? "" : "s"));
+    }
   }
 }
 

@@ -78,6 +78,7 @@ struct ReadStats {
   std::uint64_t inputs = 0;
   std::uint64_t records = 0;  // valid records decoded
   std::uint64_t bad = 0;      // records skipped or kept by policy
+  std::uint64_t unkept = 0;   // of them, under keep, skipped: no bytes as read to keep
   std::uint64_t lone_surrogates = 0;  // lone \ud800-style escapes read as U+FFFD
 };
 

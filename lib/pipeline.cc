@@ -38,8 +38,16 @@ class GuardedSink final : public MessageSink {
       handle(error);
     }
   }
-  // Forwarded whole: the sink may treat a conversation as one (a request body).
+  // Forwarded whole when the sink takes a conversation as one (a request body);
+  // otherwise put message by message, so that what follows a message that cannot be
+  // written is not lost with it.
   void put_conversation(std::vector<Message>&& conversation) override {
+    if (!m_inner.takes_conversations_whole()) {
+      for (Message& message : conversation) {
+        put(std::move(message));
+      }
+      return;
+    }
     try {
       m_inner.put_conversation(std::move(conversation));
     } catch (const EncodeError& error) {
@@ -60,7 +68,17 @@ class GuardedSink final : public MessageSink {
     if (m_policy == OnError::fail) {
       throw;
     }
-    if (bad_record(m_policy, error.where(), error.what(), m_diagnostics, m_stats, m_warned)) {
+    // A message a stage built from several records (normalize-for-api's view of a
+    // split Claude Code response) has no bytes as read: kept, it would be a blank
+    // line, so it is left out, and the warning says why.
+    OnError policy = m_policy;
+    std::string what = error.what();
+    if (policy == OnError::keep && error.raw().empty()) {
+      policy = OnError::skip;
+      what += " (built from several records, it has no bytes as read to keep)";
+      ++m_stats.unkept;
+    }
+    if (bad_record(policy, error.where(), what, m_diagnostics, m_stats, m_warned)) {
       m_out.write_line(error.raw());
     }
     // What the writer was given when the reply it held failed goes on after it.
@@ -213,6 +231,7 @@ void add_stats(ReadStats& total, const ReadStats& part) {
   total.inputs += part.inputs;
   total.records += part.records;
   total.bad += part.bad;
+  total.unkept += part.unkept;
   total.lone_surrogates += part.lone_surrogates;
 }
 

@@ -35,6 +35,12 @@ class MessageSink {
       put(std::move(message));
     }
   }
+  // True when the sink takes a conversation as one thing (a request body, the
+  // conversation `check` checks), which --on-error then skips or keeps whole;
+  // otherwise the pipeline's guard puts its messages one by one, so that one that
+  // cannot be written is the only one left out. Whoever overrides put_conversation
+  // says true here.
+  virtual bool takes_conversations_whole() const { return false; }
   // An input ended.
   virtual void end_input() {}
   // The sink that finally receives what is put here, through any wrapper (the

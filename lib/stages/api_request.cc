@@ -21,6 +21,7 @@ class RequestWriter final : public MessageSink {
     write_body();
   }
   void end_input() override { write_body(); }
+  bool takes_conversations_whole() const override { return true; }
 
  private:
   void write_body() {

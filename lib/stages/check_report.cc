@@ -85,6 +85,7 @@ class CheckReport final : public MessageSink, public ProblemSink, public HeldLin
   void add_problem(Problem&& problem) override { m_extra.push_back(std::move(problem)); }
   // The links of the records of the next conversation that it leaves out.
   void put_held_links(std::vector<RecordLink>&& links) override { m_held_links = std::move(links); }
+  bool takes_conversations_whole() const override { return true; }
   void put_conversation(std::vector<Message>&& conversation) override {
     if (!conversation.empty()) {
       note_name(conversation.front());
