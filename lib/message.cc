@@ -95,6 +95,29 @@ std::atomic<std::size_t> g_borrow_at{Text::k_borrow_at};
 
 }  // namespace
 
+void Text::share(std::string_view bytes, const std::shared_ptr<const Source>& owner) {
+  if (owner != nullptr && bytes.size() >= borrow_at()) {
+    borrow(bytes, owner);
+  } else {
+    *this = bytes;
+  }
+}
+
+void Text::set_plain_as(const JsonValue& string, const Source* owner) {
+  // A string of a shadowed parse (io/record_reader.h) sits in `strings` with its
+  // mark in the byte before it; a string of an in-place parse has its opening
+  // quote there, which is no mark.
+  if (owner == nullptr || !owner->text.empty() || owner->strings.empty() || !string.IsString()) {
+    return;
+  }
+  const std::string_view strings = owner->strings.view();
+  const char* const begin = string.GetString();
+  if (begin <= strings.data() || begin + string.GetStringLength() >= strings.data() + strings.size()) {
+    return;
+  }
+  m_plain = begin[-1] == static_cast<char>(ShadowMark::as_read);
+}
+
 std::size_t Text::borrow_at() { return g_borrow_at.load(std::memory_order_relaxed); }
 
 void Text::set_borrow_at(std::size_t bytes) { g_borrow_at.store(bytes, std::memory_order_relaxed); }
@@ -148,6 +171,12 @@ MediaSource MediaSource::from_url(std::string_view url,
   }
   source.type = Type::url;
   set_data(url);
+  return source;
+}
+
+MediaSource MediaSource::from_url(const JsonValue& url, const std::shared_ptr<const Source>& owner) {
+  MediaSource source = from_url(view_of(url), owner);
+  source.data.set_plain_as(url, owner.get());
   return source;
 }
 

@@ -86,10 +86,12 @@ class Text {
   Text(const char* text) : m_value(std::string(text)) {}  // NOLINT(google-explicit-constructor)
   Text& operator=(std::string text) {
     m_value = std::move(text);
+    m_plain = false;
     return *this;
   }
   Text& operator=(std::string_view text) {
     m_value.emplace<std::string>(text);
+    m_plain = false;
     return *this;
   }
   Text& operator=(const char* text) { return *this = std::string_view(text); }
@@ -97,22 +99,22 @@ class Text {
   // Views `bytes`, which `owner` holds (a record's parsed JSON), instead of copying them.
   void borrow(std::string_view bytes, std::shared_ptr<const Source> owner) {
     m_value = Borrowed{bytes, std::move(owner)};
+    m_plain = false;
   }
   // `bytes` (a string of `owner`'s, or of nothing when it is null): borrowed when
-  // `borrow_at()` bytes or longer and owned, else copied.
-  void share(std::string_view bytes, const std::shared_ptr<const Source>& owner) {
-    if (owner != nullptr && bytes.size() >= borrow_at()) {
-      borrow(bytes, owner);
-    } else {
-      *this = bytes;
-    }
-  }
+  // `borrow_at()` bytes or longer and owned, else copied. When `bytes` is a whole
+  // string of `owner` that was read without escapes, the text is plain (below).
+  void share(std::string_view bytes, const std::shared_ptr<const Source>& owner);
   // Empties it and gives back its memory (or its hold on the record).
-  void release() { m_value.emplace<std::string>(); }
+  void release() {
+    m_value.emplace<std::string>();
+    m_plain = false;
+  }
   void clear() { release(); }
   bool borrowed() const { return m_value.index() == 1; }
   // The string, to change: a borrowed view is copied first.
   std::string& edit() {
+    m_plain = false;
     if (const auto* borrowed = std::get_if<Borrowed>(&m_value)) {
       std::string copy(borrowed->bytes);
       m_value = std::move(copy);
@@ -126,6 +128,17 @@ class Text {
     release();
     return out;
   }
+
+  // True when no byte of it needs escaping in a JSON string (no quote, backslash
+  // or control character): it was read from a JSON string that had no escapes,
+  // and has not changed since. The writers then copy it rather than escape it (a
+  // base64 image is most of a record). False says nothing.
+  bool plain() const { return m_plain; }
+  // Says it is plain when `string`, a string value of `owner`'s parsed JSON that it
+  // is (part of), was read without escapes: the parse marked it so
+  // (ShadowMark::as_read). (A JsonValue, not a view: a part of a string with
+  // escapes may look like a whole one to the marks.)
+  void set_plain_as(const JsonValue& string, const Source* owner);
 
   std::string_view view() const {
     if (const auto* own = std::get_if<std::string>(&m_value)) {
@@ -184,6 +197,8 @@ class Text {
   // members (a one-byte enum) take the other 7, so that a Text costs no more room
   // than the std::string it replaced.
   [[no_unique_address]] std::variant<std::string, Borrowed> m_value;
+  // See plain(). Every change of the text clears it. In the variant's unused bytes.
+  bool m_plain = false;
 };
 
 // The bytes of a media source (base64 data, a URL, ...).
@@ -201,6 +216,9 @@ struct MediaSource {
   // into the record, not a copy.
   static MediaSource from_url(std::string_view url,
                               const std::shared_ptr<const Source>& owner = nullptr);
+  // The same for `url`, a string value of `owner`'s; its data is plain (Text::plain)
+  // when the string was read without escapes.
+  static MediaSource from_url(const JsonValue& url, const std::shared_ptr<const Source>& owner);
   // The source as a URL: the URL itself, or a `data:` URL for base64 data or plain
   // text (as its bytes in base64, `text/plain` unless `media_type` says). Empty for
   // other types.

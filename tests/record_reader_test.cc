@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/json_out.h"
 #include "io/record_reader.h"
 
 using namespace convo;
@@ -266,4 +267,48 @@ TEST_CASE("a line long from a lower size makes the record a short line makes", "
       }
     }
   }
+}
+
+TEST_CASE("a data URL read without escapes is plain and written as it was, one with escapes is not",
+          "[io]") {
+  // Text::plain: the writers copy a base64 image's data rather than escape it, when
+  // the parse saw no escape in its string; what they write is the same either way.
+  auto records = read_all(
+      "{\"u\":\"data:image/png;base64,iVBORw0KGgo=\",\"v\":\"data:image/png;base64,iVBO\\/w==\","
+      "\"w\":\"https://example.com/a.png\",\"x\":\"x\\u0001\\\"\\u0000y\"}\n");
+  REQUIRE(records.size() == 1);
+  const auto& doc = records[0].source->doc;
+  std::shared_ptr<const Source> owner = records[0].source;
+  MediaSource plain = MediaSource::from_url(doc["u"], owner);
+  MediaSource escaped = MediaSource::from_url(doc["v"], owner);
+  MediaSource url = MediaSource::from_url(doc["w"], owner);
+  CHECK(plain.data.plain());
+  CHECK(plain.data == "iVBORw0KGgo=");
+  CHECK_FALSE(escaped.data.plain());
+  CHECK(escaped.data == "iVBO/w==");
+  CHECK(url.data.plain());
+  // A string with escapes (\u0001 and \u0000 among them) is not plain.
+  Text part;
+  part.set_plain_as(doc["x"], owner.get());
+  CHECK_FALSE(part.plain());
+  // Nor the string of another record, or of none.
+  part.set_plain_as(doc["u"], nullptr);
+  CHECK_FALSE(part.plain());
+  for (const MediaSource* source : {&plain, &escaped, &url}) {
+    rapidjson::StringBuffer fast;
+    rapidjson::StringBuffer slow;
+    JsonWriter wf(fast);
+    JsonWriter ws(slow);
+    write_media_url(wf, *source);
+    write_string(ws, source->to_url());
+    CHECK(std::string_view(fast.GetString(), fast.GetSize()) ==
+          std::string_view(slow.GetString(), slow.GetSize()));
+  }
+  // Changed, it is no longer plain.
+  plain.data.edit() += "\"";
+  CHECK_FALSE(plain.data.plain());
+  Text copy = url.data;
+  CHECK(copy.plain());
+  copy = std::string("a\"b");
+  CHECK_FALSE(copy.plain());
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "formats/fields.h"
+#include "formats/json_out.h"
 #include "formats/object_writer.h"
 #include "utf8.h"
 
@@ -282,13 +283,13 @@ void write_anthropic_source(JsonWriter& w, const MediaSource& source, bool url_m
       w.Key("media_type");
       w.String(source.media_type.data(), static_cast<rapidjson::SizeType>(source.media_type.size()));
       w.Key("data");
-      w.String(source.data.data(), static_cast<rapidjson::SizeType>(source.data.size()));
+      write_string(w, source.data);
       break;
     case MediaSource::Type::url:
       w.Key("type");
       w.String("url");
       w.Key("url");
-      w.String(source.data.data(), static_cast<rapidjson::SizeType>(source.data.size()));
+      write_string(w, source.data);
       if (url_media_type) {
         w.Key("media_type");
         w.String(source.media_type.data(),
@@ -299,7 +300,7 @@ void write_anthropic_source(JsonWriter& w, const MediaSource& source, bool url_m
       w.Key("type");
       w.String("file");
       w.Key("file_id");
-      w.String(source.data.data(), static_cast<rapidjson::SizeType>(source.data.size()));
+      write_string(w, source.data);
       break;
     case MediaSource::Type::text:
       w.Key("type");
@@ -307,7 +308,7 @@ void write_anthropic_source(JsonWriter& w, const MediaSource& source, bool url_m
       w.Key("media_type");
       w.String(source.media_type.empty() ? "text/plain" : source.media_type.c_str());
       w.Key("data");
-      w.String(source.data.data(), static_cast<rapidjson::SizeType>(source.data.size()));
+      write_string(w, source.data);
       break;
     case MediaSource::Type::none:
       break;

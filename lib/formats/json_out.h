@@ -1,6 +1,8 @@
 // Small writing helpers shared by the format encoders.
 #pragma once
 
+#include <concepts>
+#include <cstring>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -73,27 +75,54 @@ inline void append_json_escaped(rapidjson::StringBuffer& out, std::string_view t
   out.Pop(room - static_cast<std::size_t>(end - start));
 }
 
+// Appends `text` to `out` as `append_json_escaped` would: copied when it is plain
+// (Text::plain, nothing in it to escape), else escaped.
+inline void append_json_text(rapidjson::StringBuffer& out, const Text& text) {
+  if (text.plain()) {
+    std::memcpy(out.Push(text.size()), text.data(), text.size());
+  } else {
+    append_json_escaped(out, text);
+  }
+}
+
 // Writes one JSON string value whose text is `pieces` one after the other, escaped
 // straight into the writer's buffer: the bytes `write_string` would write for the
 // pieces joined, without joining them (a `data:` URL of a base64 image is mostly its
-// data, which stays where it is).
-inline void write_string_pieces(JsonWriter& w, std::initializer_list<std::string_view> pieces) {
+// data, which stays where it is), then `tail` (a Text, copied when it is plain).
+inline void write_string_pieces(JsonWriter& w, std::initializer_list<std::string_view> pieces,
+                                const Text* tail = nullptr) {
   w.RawValue("", 0, rapidjson::kStringType);  // the comma or colon before it; counts it
   rapidjson::StringBuffer& out = stream_of(w);
   out.Put('"');
   for (std::string_view piece : pieces) {
     append_json_escaped(out, piece);
   }
+  if (tail != nullptr) {
+    append_json_text(out, *tail);
+  }
   out.Put('"');
+}
+
+// Writes `text` as a JSON string: `write_string`'s bytes, copied rather than escaped
+// when the text is plain (a base64 image's data read without escapes).
+// (A template, so that a std::string is not as much a Text as a string_view.)
+template <class T>
+  requires std::same_as<T, Text>
+void write_string(JsonWriter& w, const T& text) {
+  if (!text.plain()) {
+    write_string(w, text.view());
+    return;
+  }
+  write_string_pieces(w, {}, &text);
 }
 
 // Writes `source` as a URL string (MediaSource::to_url's text, not built): the URL,
 // or a `data:` URL for base64 data; "" for other types.
 inline void write_media_url(JsonWriter& w, const MediaSource& source) {
   if (source.type == MediaSource::Type::base64) {
-    write_string_pieces(w, {"data:", source.media_type, ";base64,", source.data});
+    write_string_pieces(w, {"data:", source.media_type, ";base64,"}, &source.data);
   } else if (source.type == MediaSource::Type::url) {
-    write_string_pieces(w, {source.data});
+    write_string_pieces(w, {}, &source.data);
   } else {
     write_string_pieces(w, {});
   }

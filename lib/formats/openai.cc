@@ -98,11 +98,11 @@ void decode_part(const JsonValue& part, const std::string& path,
     block.type = BlockType::image;
     const JsonValue* image = find_member(part, "image_url");
     if (image != nullptr && image->IsString()) {
-      block.source = MediaSource::from_url(view_of(*image), owner);
+      block.source = MediaSource::from_url(*image, owner);
     } else if (image != nullptr && image->IsObject()) {
       std::string image_path = member_path(path, "image_url");
-      block.source =
-          MediaSource::from_url(required_string(*image, "url", image_path, "image_url"), owner);
+      required_string(*image, "url", image_path, "image_url");
+      block.source = MediaSource::from_url(*find_member(*image, "url"), owner);
     } else {
       throw DecodeError(path, "image_url part has no \"image_url\"");
     }

@@ -60,21 +60,21 @@ void decode_part(const JsonValue& part, const std::string& path,
     block.text = std::string(required_string(part, "refusal", path, "refusal part"));
   } else if (*type == "input_image") {
     block.type = BlockType::image;
-    if (auto url = optional_string(part, "image_url", path)) {
-      block.source = MediaSource::from_url(*url, owner);
+    if (optional_string(part, "image_url", path)) {
+      block.source = MediaSource::from_url(*find_member(part, "image_url"), owner);
     } else if (auto id = optional_string(part, "file_id", path)) {
       block.source.type = MediaSource::Type::file_id;
       block.source.data = std::string(*id);
     }
   } else if (*type == "input_file") {
     block.type = BlockType::file;
-    if (auto data = optional_string(part, "file_data", path)) {
-      block.source = MediaSource::from_url(*data, owner);
+    if (optional_string(part, "file_data", path)) {
+      block.source = MediaSource::from_url(*find_member(part, "file_data"), owner);
     } else if (auto id = optional_string(part, "file_id", path)) {
       block.source.type = MediaSource::Type::file_id;
       block.source.data = std::string(*id);
-    } else if (auto url = optional_string(part, "file_url", path)) {
-      block.source = MediaSource::from_url(*url, owner);
+    } else if (optional_string(part, "file_url", path)) {
+      block.source = MediaSource::from_url(*find_member(part, "file_url"), owner);
     }
     block.name = std::string(optional_string(part, "filename", path).value_or(""));
     bool by_url = block.source.type == MediaSource::Type::url;
