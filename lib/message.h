@@ -282,6 +282,11 @@ struct Block {
   [[no_unique_address]] Text text;  // text; thinking text; redacted_thinking data
   BlockType type = BlockType::text;
   std::optional<bool> is_error;  // tool_result; nullopt when the source did not say
+  // `input` is a JSON object as the writer writes it, because convo wrote it (a
+  // Responses custom tool call's {"input": TEXT}): no writer need check it again
+  // (a patch of megabytes was scanned, copied and compared per call). Whoever
+  // changes `input` clears it.
+  bool input_as_written = false;
   std::string type_name;  // the "type" string as written in the source, e.g. "web_search_tool_result"
   std::optional<std::string> signature;  // thinking signature
   std::string id;           // tool_use/server_tool_use id; tool_result: the tool_use_id it answers

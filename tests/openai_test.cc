@@ -157,3 +157,29 @@ TEST_CASE("thinking from other formats is not written as a provider's reasoning"
   REQUIRE(result.warnings.size() == 1);
   CHECK(result.warnings[0].find("openai cannot hold thinking blocks (1)") != std::string::npos);
 }
+
+TEST_CASE("a Responses custom tool call's input, said to be as written, is what the writer writes",
+          "[openai]") {
+  // Block::input_as_written spares the writers a check of megabytes: it must hold
+  // for inputs read as written and for those spelled otherwise (a \/ escape).
+  ReadOptions options;
+  options.from = Format::openai_responses;
+  auto messages = read_messages(
+      "{\"type\":\"custom_tool_call\",\"call_id\":\"c1\",\"name\":\"apply_patch\","
+      "\"input\":\"*** Begin Patch\\n+\\\"x\\\" \\\\ y\\n\"}\n"
+      "{\"type\":\"custom_tool_call\",\"call_id\":\"c2\",\"name\":\"apply_patch\","
+      "\"input\":\"a\\/b \\u00e9\"}\n",
+      options);
+  int calls = 0;
+  for (const Message& message : messages) {
+    for (const Block& block : message.content.blocks) {
+      if (block.type != BlockType::tool_use) {
+        continue;
+      }
+      ++calls;
+      CHECK(block.input_as_written);
+      CHECK(json_object_as_written(block.input) == true);
+    }
+  }
+  CHECK(calls == 2);
+}

@@ -105,7 +105,7 @@ void write_input(JsonWriter& w, const Block& block, const DropFn& drop) {
   }
   // The text itself, not input_json()'s copy: tool calls are much of a conversion.
   std::string_view text = block.input.empty() ? std::string_view("{}") : std::string_view(block.input);
-  if (json_text_type(text) != rapidjson::kObjectType) {
+  if (!block.input_as_written && json_text_type(text) != rapidjson::kObjectType) {
     drop("tool inputs that are not JSON objects (written as strings)");
     w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
     return;

@@ -65,7 +65,7 @@ bool session_time_of_turns(std::string_view key, const JsonValue& value, const J
 // a format holding them as an object gives back spelled otherwise: the object,
 // written compactly, is not the text (`{"a": 1}` comes back as `{"a":1}`).
 bool argument_text_respelled(const Block& block) {
-  if (block.type != BlockType::tool_use || block.input.empty()) {
+  if (block.type != BlockType::tool_use || block.input.empty() || block.input_as_written) {
     return false;
   }
   return json_object_as_written(block.input) == false;

@@ -164,6 +164,10 @@ inline bool write_tool_input(JsonWriter& w, const Block& block) {
     block.input_value->Accept(w);
     return true;
   }
+  if (block.input_as_written && !block.input.empty()) {
+    write_raw(w, block.input);
+    return true;
+  }
   // The text itself, not input_json()'s copy.
   std::string_view text = block.input.empty() ? std::string_view("{}") : std::string_view(block.input);
   if (json_text_type(text) != rapidjson::kObjectType) {

@@ -144,6 +144,7 @@ void decode_call(const JsonValue& item, const std::string& path, std::string_vie
       constexpr std::string_view k_open = "{\"input\":";
       block.input.reserve(k_open.size() + as_read.size() + 1);
       block.input.append(k_open).append(as_read).push_back('}');
+      block.input_as_written = true;
     } else {
       PooledBuffer pooled;
       rapidjson::StringBuffer& buffer = pooled.get();
@@ -153,6 +154,7 @@ void decode_call(const JsonValue& item, const std::string& path, std::string_vie
       write_string(w, text);
       w.EndObject();
       block.input.assign(buffer.GetString(), buffer.GetSize());
+      block.input_as_written = true;
     }
   } else if (const JsonValue* arguments = find_member(item, "arguments")) {
     if (arguments->IsString()) {

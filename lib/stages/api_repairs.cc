@@ -128,6 +128,7 @@ void fix_tool_inputs(std::vector<Message>& messages, const NormalizeOptions& opt
         warn(options, m.where,
              fmt::format("tool_use {}: its input is not a JSON object; sent as {{}}", b.id));
         b.input = "{}";
+        b.input_as_written = false;
         b.input_value = nullptr;
         m.touch();
       }

@@ -574,6 +574,7 @@ void release_content(Message& message) {
   for (Block& block : message.content.blocks) {
     block.text.release();
     release(block.input);
+    block.input_as_written = false;
     release(block.cache_control);
     block.source.data.release();
     block.signature.reset();
