@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
-#include <new>
 
 #include <fmt/format.h>
 
@@ -38,11 +37,6 @@ int main(int argc, char** argv) {
   // (Where mimalloc is linked in, CMakeLists.txt, these set a malloc no one calls.)
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
-  // mimalloc's operator new aborts when memory runs out unless a new-handler is
-  // set (it is C, and cannot throw); this one makes it throw std::bad_alloc, as
-  // libstdc++'s does, which convo reports as "out of memory" at the record's place
-  // (exit 5). With glibc's malloc it is never called: operator new throws itself.
-  std::set_new_handler([] { throw std::bad_alloc(); });
 
   CLI::App app{"convo: clean, cut, check and convert LLM conversation transcripts (JSONL).",
                "convo"};

@@ -95,14 +95,6 @@ std::atomic<std::size_t> g_borrow_at{Text::k_borrow_at};
 
 }  // namespace
 
-void Text::share(std::string_view bytes, const std::shared_ptr<const Source>& owner) {
-  if (owner != nullptr && bytes.size() >= borrow_at()) {
-    borrow(bytes, owner);
-  } else {
-    *this = bytes;
-  }
-}
-
 void Text::set_plain_as(const JsonValue& string, const Source* owner) {
   // A string of a shadowed parse (io/record_reader.h) sits in `strings` with its
   // mark in the byte before it; a string of an in-place parse has its opening

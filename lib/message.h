@@ -102,9 +102,14 @@ class Text {
     m_plain = false;
   }
   // `bytes` (a string of `owner`'s, or of nothing when it is null): borrowed when
-  // `borrow_at()` bytes or longer and owned, else copied. When `bytes` is a whole
-  // string of `owner` that was read without escapes, the text is plain (below).
-  void share(std::string_view bytes, const std::shared_ptr<const Source>& owner);
+  // `borrow_at()` bytes or longer and owned, else copied.
+  void share(std::string_view bytes, const std::shared_ptr<const Source>& owner) {
+    if (owner != nullptr && bytes.size() >= borrow_at()) {
+      borrow(bytes, owner);
+    } else {
+      *this = bytes;
+    }
+  }
   // Empties it and gives back its memory (or its hold on the record).
   void release() {
     m_value.emplace<std::string>();

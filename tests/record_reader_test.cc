@@ -275,8 +275,9 @@ TEST_CASE("a data URL read without escapes is plain and written as it was, one w
   // the parse saw no escape in its string; what they write is the same either way.
   auto records = read_all(
       "{\"u\":\"data:image/png;base64,iVBORw0KGgo=\",\"v\":\"data:image/png;base64,iVBO\\/w==\","
-      "\"w\":\"https://example.com/a.png\",\"x\":\"x\\u0001\\\"\\u0000y\"}\n");
-  REQUIRE(records.size() == 1);
+      "\"w\":\"https://example.com/a.png\",\"x\":\"x\\u0001\\\"\\u0000y\"}\n"
+      "{\"u\":\"another record\"}\n");
+  REQUIRE(records.size() == 2);
   const auto& doc = records[0].source->doc;
   std::shared_ptr<const Source> owner = records[0].source;
   MediaSource plain = MediaSource::from_url(doc["u"], owner);
@@ -291,9 +292,17 @@ TEST_CASE("a data URL read without escapes is plain and written as it was, one w
   Text part;
   part.set_plain_as(doc["x"], owner.get());
   CHECK_FALSE(part.plain());
-  // Nor the string of another record, or of none.
-  part.set_plain_as(doc["u"], nullptr);
-  CHECK_FALSE(part.plain());
+  // Nor a string said to be another record's, or no record's: its place is not in
+  // that record's strings, so no mark is read.
+  Text other;
+  other.set_plain_as(doc["u"], records[1].source.get());
+  CHECK_FALSE(other.plain());
+  Text none;
+  none.set_plain_as(doc["u"], nullptr);
+  CHECK_FALSE(none.plain());
+  Text own;
+  own.set_plain_as(records[1].source->doc["u"], records[1].source.get());
+  CHECK(own.plain());
   for (const MediaSource* source : {&plain, &escaped, &url}) {
     rapidjson::StringBuffer fast;
     rapidjson::StringBuffer slow;
