@@ -496,6 +496,12 @@ void EncoderBase::join_reply(Message&& message) {
   if (message.timestamp != m_reply->timestamp && format_info(m_format).holds_timestamps) {
     drop("timestamps", message);  // the turn has one: its first item's
   }
+  // One reply is held at a time: room for a few items' blocks from the start, so
+  // that each is moved once (a Block move is a few hundred instructions).
+  if (std::vector<Block>& held = m_reply->content.blocks;
+      m_reply->content.is_blocks() && held.capacity() < 8) {
+    held.reserve(8);
+  }
   if (!format_traits(message.origin).splits_replies) {
     append_reply_item(*m_reply, std::move(message));
     return;
@@ -566,6 +572,42 @@ std::string_view EncoderBase::opaque_item_type(const Message& message) const {
   const Block& b = message.content.blocks.front();
   bool whole_item = b.type == BlockType::unknown && b.json != nullptr && b.json == message.json;
   return whole_item ? std::string_view(b.type_name) : std::string_view();
+}
+
+// Whether `what`, a member of `message` that its format's `unmodelled` names, is lost
+// in this format (drop_unheld).
+bool EncoderBase::counts_unheld(std::string_view what, const Message& message, bool in_body) const {
+  const FormatInfo& target = format_info(m_format);
+  if ((what == "timestamps" && target.holds_timestamps) ||
+      (what == "session ids" && target.holds_session_ids) ||
+      (what == "message ids" && target.holds_message_ids &&
+       format_info(message.origin).holds_message_ids)) {
+    return false;
+  }
+  if (target.holds_response_members && message.role == Role::assistant &&
+      (what == "message ids" || what == "model names" || what == "stop reasons" ||
+       what == "usage" || what.ends_with(" of response messages"))) {
+    return false;  // e.g. a Claude Code record's message is an Anthropic response message
+  }
+  if (m_format == Format::claude_code && what == "message ids" && is_uuid(message.id)) {
+    return false;  // the record's uuid (a user message's too: Gemini CLI's ids are UUIDs)
+  }
+  if (in_body && (what == "message ids" || what == "model names" || what == "stop reasons" ||
+                  what == "usage")) {
+    return false;  // the translated body's own members
+  }
+  if (m_format == Format::codex && what == "usage") {
+    return false;  // written as the response's token_count event
+  }
+  if (m_format == Format::gemini_cli && what == "model names" &&
+      message.role == Role::assistant) {
+    return false;  // a gemini message has its model (a user one has none)
+  }
+  if (uses_anthropic_blocks(m_format) && uses_anthropic_blocks(message.origin) &&
+      what.ends_with(" blocks")) {
+    return false;  // Anthropic blocks keep their members between anthropic and claude-code
+  }
+  return true;
 }
 
 void EncoderBase::drop_unheld(const Message& message, bool in_body) {
@@ -661,37 +703,16 @@ void EncoderBase::drop_unheld(const Message& message, bool in_body) {
   auto unmodelled = format_info(message.origin).unmodelled;
   if (unmodelled != nullptr && message.json != nullptr && message.json != m_counted_json) {
     m_counted_json = message.json;
-    unmodelled(message, [&](std::string_view what) {
-      if ((what == "timestamps" && target.holds_timestamps) ||
-          (what == "session ids" && target.holds_session_ids) ||
-          (what == "message ids" && target.holds_message_ids &&
-           format_info(message.origin).holds_message_ids)) {
-        return;
+    // The callback holds one pointer, which std::function keeps without allocating.
+    struct Scope {
+      EncoderBase& encoder;
+      const Message& message;
+      bool in_body;
+    } scope{*this, message, in_body};
+    unmodelled(message, [s = &scope](std::string_view what) {
+      if (s->encoder.counts_unheld(what, s->message, s->in_body)) {
+        s->encoder.drop(what, s->message);
       }
-      if (target.holds_response_members && message.role == Role::assistant &&
-          (what == "message ids" || what == "model names" || what == "stop reasons" ||
-           what == "usage" || what.ends_with(" of response messages"))) {
-        return;  // e.g. a Claude Code record's message is an Anthropic response message
-      }
-      if (m_format == Format::claude_code && what == "message ids" && is_uuid(message.id)) {
-        return;  // the record's uuid (a user message's too: Gemini CLI's ids are UUIDs)
-      }
-      if (in_body && (what == "message ids" || what == "model names" || what == "stop reasons" ||
-                      what == "usage")) {
-        return;  // the translated body's own members
-      }
-      if (m_format == Format::codex && what == "usage") {
-        return;  // written as the response's token_count event
-      }
-      if (m_format == Format::gemini_cli && what == "model names" &&
-          message.role == Role::assistant) {
-        return;  // a gemini message has its model (a user one has none)
-      }
-      if (uses_anthropic_blocks(m_format) && uses_anthropic_blocks(message.origin) &&
-          what.ends_with(" blocks")) {
-        return;  // Anthropic blocks keep their members between anthropic and claude-code
-      }
-      drop(what, message);
     });
   }
 }

@@ -242,6 +242,7 @@ class EncoderBase : public Encoder {
   // place for beyond its content: cost, and members convo does not model. In a body
   // translated whole (`in_body`), the body's members are the body writer's to count.
   void drop_unheld(const Message& message, bool in_body = false);
+  bool counts_unheld(std::string_view what, const Message& message, bool in_body) const;
 
   // The item type ("reasoning", "web_search_call") when `message`, from the Responses
   // family and written outside it, is one item kept whole as an opaque block (encrypted
