@@ -9,6 +9,7 @@
 
 #include "common.h"
 #include "io/input_list.h"
+#include "io/output.h"
 #include "secrets_flags.h"
 #include "stages/check_report.h"
 #include "stages/secrets_check.h"
