@@ -574,8 +574,6 @@ std::string_view EncoderBase::opaque_item_type(const Message& message) const {
   return whole_item ? std::string_view(b.type_name) : std::string_view();
 }
 
-// Whether `what`, a member of `message` that its format's `unmodelled` names, is lost
-// in this format (drop_unheld).
 bool EncoderBase::counts_unheld(std::string_view what, const Message& message, bool in_body) const {
   const FormatInfo& target = format_info(m_format);
   if ((what == "timestamps" && target.holds_timestamps) ||

@@ -242,7 +242,6 @@ class EncoderBase : public Encoder {
   // place for beyond its content: cost, and members convo does not model. In a body
   // translated whole (`in_body`), the body's members are the body writer's to count.
   void drop_unheld(const Message& message, bool in_body = false);
-  bool counts_unheld(std::string_view what, const Message& message, bool in_body) const;
 
   // The item type ("reasoning", "web_search_call") when `message`, from the Responses
   // family and written outside it, is one item kept whole as an opaque block (encrypted
@@ -300,6 +299,9 @@ class EncoderBase : public Encoder {
   bool record_cut_kept(const Message& message) const;
   void note_calls(const Message& message);
   std::size_t results_moved(const Message& message) const;
+  // Whether `what`, named by the format `message` came from as a member it does not
+  // model, is lost in this one (drop_unheld).
+  bool counts_unheld(std::string_view what, const Message& message, bool in_body) const;
   bool joins_reply(const Message& message) const;
   void join_reply(Message&& message);
   void write_reply(Output& out);
