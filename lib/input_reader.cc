@@ -60,6 +60,11 @@ class CountingSource final : public ByteSource {
     m_bytes.fetch_add(n, std::memory_order_relaxed);
     return n;
   }
+  int file_descriptor() const override { return m_input->file_descriptor(); }
+  void mapped(std::size_t n) override {
+    m_input->mapped(n);
+    m_bytes.fetch_add(n, std::memory_order_relaxed);
+  }
 
  private:
   std::unique_ptr<ByteSource> m_input;

@@ -1,9 +1,14 @@
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "formats/json_out.h"
+#include "error.h"
 #include "io/record_reader.h"
 
 using namespace convo;
@@ -320,4 +325,121 @@ TEST_CASE("a data URL read without escapes is plain and written as it was, one w
   CHECK(copy.plain());
   copy = std::string("a\"b");
   CHECK_FALSE(copy.plain());
+}
+
+namespace {
+
+// A file of `text` under the system's temporary folder, removed at the end.
+struct TempFile {
+  explicit TempFile(const std::string& text) {
+    static int count = 0;
+    path = (std::filesystem::temp_directory_path() /
+            ("convo-reader-" + std::to_string(::getpid()) + "-" + std::to_string(++count)))
+               .string();
+    std::ofstream(path, std::ios::binary) << text;
+  }
+  ~TempFile() { std::filesystem::remove(path); }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  std::string path;
+};
+
+std::vector<Record> read_records(RecordReader& reader) {
+  std::vector<Record> records;
+  Record record;
+  while (reader.next(record)) {
+    records.push_back(record);
+  }
+  return records;
+}
+
+}  // namespace
+
+// A regular file past the buffer's first read is read through a mapping after its
+// first record (io/mapped_file.h): every record must come out as the buffer reads
+// it, whatever the line (CRLF, blank, bad, lone surrogates, a NUL, longer than the
+// mapping's window, last without a newline).
+TEST_CASE("a file read through its mapping gives the records its bytes do", "[io]") {
+  std::string text = "{\"first\":1}\n";
+  for (int i = 0; i < 3000; ++i) {
+    text += "{\"i\":" + std::to_string(i) + ",\"t\":\"" + std::string(300 + i % 700, 'x') +
+            "\\n\\\"q\\\" \\u00e9 \\ud800 caf\xC3\xA9\"}" + (i % 7 == 0 ? "\r\n" : "\n");
+    if (i % 500 == 0) {
+      text += "\n   \n\r\n{\"a\" 1}\n{\"nul\":\"a";
+      text += '\0';
+      text += "b\"}\n";
+    }
+  }
+  text += "{\"long\":\"" + std::string(9u << 20, 'y') + "\"}\n";  // past an 8 MB window
+  text += "[1,2,\n";                                                // cut short
+  text += "{\"last\":true}";                                        // no newline
+  TempFile file(text);
+  RecordReader mapped(open_input(file.path), file.path);
+  RecordReader buffered(memory_source(text), file.path);
+  std::vector<Record> got = read_records(mapped);
+  std::vector<Record> want = read_records(buffered);
+  REQUIRE(got.size() == want.size());
+  REQUIRE(got.size() > 3000);
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    INFO("record " << i << " at line " << want[i].where.line);
+    CHECK(got[i].raw == want[i].raw);
+    CHECK(got[i].where.line == want[i].where.line);
+    CHECK(got[i].where.column == want[i].where.column);
+    CHECK(got[i].error == want[i].error);
+    CHECK(got[i].lone_surrogates == want[i].lone_surrogates);
+    if (got[i].ok() && want[i].ok()) {
+      CHECK(to_json(got[i].source->doc) == to_json(want[i].source->doc));
+    }
+  }
+  CHECK(want.back().raw == "{\"last\":true}");
+}
+
+// A file that shrinks while it is read through its mapping raises SIGBUS on the
+// pages it lost; convo must say so at the line, not die of the signal, nor pass
+// the zeros off as records.
+TEST_CASE("a mapped file that shrinks under the reader is an error, not a crash", "[io]") {
+  std::string line = "{\"t\":\"" + std::string(1000, 'z') + "\"}\n";
+  std::string text;
+  while (text.size() < (std::size_t{24} << 20)) {
+    text += line;
+  }
+  TempFile file(text);
+  RecordReader reader(open_input(file.path), file.path);
+  Record record;
+  for (int i = 0; i < 10; ++i) {
+    REQUIRE(reader.next(record));
+  }
+  REQUIRE(::truncate(file.path.c_str(), 3 << 20) == 0);
+  std::size_t read = 10;
+  try {
+    while (reader.next(record)) {
+      REQUIRE(record.ok());
+      ++read;
+    }
+    FAIL("the file's shrinking went unnoticed");
+  } catch (const Error& error) {
+    CHECK_THAT(error.what(), Catch::Contains("shrank while convo read it"));
+  }
+  CHECK(read >= (std::size_t{3} << 20) / line.size() - 1);
+}
+
+TEST_CASE("a mapped line past 1 MB with a NUL byte stops the run at the NUL", "[io]") {
+  std::string text = "{\"first\":1}\n";
+  while (text.size() < (std::size_t{3} << 20)) {
+    text += "{\"t\":\"" + std::string(1000, 'w') + "\"}\n";
+  }
+  std::string line = "{\"t\":\"" + std::string(std::size_t{2} << 20, 'v') + "\"}";
+  line[1500000] = '\0';
+  text += line + "\n{\"after\":1}\n";
+  TempFile file(text);
+  RecordReader reader(open_input(file.path), file.path);
+  Record record;
+  try {
+    while (reader.next(record)) {
+    }
+    FAIL("the NUL went unnoticed");
+  } catch (const Error& error) {
+    CHECK_THAT(error.what(), Catch::Contains("NUL byte in JSON text"));
+    CHECK(error.where().column == 1500001);
+  }
 }

@@ -37,6 +37,9 @@ class PrefixedSource final : public ByteSource {
     }
     return m_rest->read(buffer, size);
   }
+  // The head is the file's first bytes: the source reads the file as it is.
+  int file_descriptor() const override { return m_rest->file_descriptor(); }
+  void mapped(std::size_t n) override { m_rest->mapped(n); }
 
  private:
   std::string m_head;

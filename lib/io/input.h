@@ -14,6 +14,13 @@ class ByteSource {
   virtual ~ByteSource() = default;
   // Reads up to `size` bytes into `buffer`; returns how many, 0 at the end.
   virtual std::size_t read(char* buffer, std::size_t size) = 0;
+  // The descriptor of the regular file this source reads as it is, from its first
+  // byte on, so that a reader may map the file rather than read it
+  // (io/mapped_file.h); -1 when there is none (a pipe, decompressed bytes, ...).
+  virtual int file_descriptor() const { return -1; }
+  // Told of `n` more bytes of that file that the reader took from its mapping
+  // rather than from `read` (a progress count counts them).
+  virtual void mapped(std::size_t n) { (void)n; }
 };
 
 // The name under which standard input appears in messages.

@@ -85,6 +85,7 @@ void RecordReader::fill() {
     m_eof = true;
   }
   m_end += n;
+  m_read += n;
   // Past the bytes read, what a parse of the last line may read past its end.
   std::memset(buffer() + m_end, 0, k_json_parse_padding);
 }
@@ -158,6 +159,12 @@ bool RecordReader::next(Record& record) {
   if (m_document) {
     return next_in_document(record);
   }
+  if (!m_first && !m_map_tried) {
+    try_mapping();
+  }
+  if (m_map) {
+    return next_mapped(record);
+  }
   std::string_view line;
   std::uint64_t number = 0;
   do {
@@ -183,8 +190,13 @@ bool RecordReader::next(Record& record) {
   if (parse_shadowed(long_line ? record.raw.view() : line, record)) {
     return true;
   }
-  // Rare: parse the pristine bytes again (their lone halves replaced as above) to
-  // say what is wrong and where.
+  return explain(record, first, long_line);
+}
+
+// A record whose bytes did not parse: parse them again, pristine (their lone
+// halves replaced as above), to say what is wrong and where (rare). The first
+// record may be the start of a document spanning lines instead.
+bool RecordReader::explain(Record& record, bool first, bool adopted) {
   record.lone_surrogates = 0;
   std::string& text = record.source->text;
   reserve_parse_padding(text, record.raw.size());
@@ -195,13 +207,165 @@ bool RecordReader::next(Record& record) {
   if (!error) {
     return true;  // cannot happen: both parses accept the same texts
   }
-  if (first && may_continue(record.raw, *error) && try_document_mode(record, long_line)) {
+  if (first && may_continue(record.raw, *error) && try_document_mode(record, adopted)) {
     return true;
   }
   record.source.reset();
   record.error = error->message;
   record.where.column = error->offset + 1;
   return true;
+}
+
+// After the first record, which the buffer read (document mode looks back at it):
+// the rest of a regular file larger than the buffer's first reads is read through a
+// mapping. A smaller one was read whole already.
+void RecordReader::try_mapping() {
+  m_map_tried = true;
+  if (m_eof) {
+    return;
+  }
+  const int fd = m_input->file_descriptor();
+  if (fd < 0) {
+    return;
+  }
+  m_map = MappedFile::open(fd);
+  if (!m_map) {
+    return;
+  }
+  m_offset = m_read - (m_end - m_begin);
+  std::free(m_block);
+  m_block = nullptr;
+  m_capacity = m_begin = m_end = 0;
+}
+
+// The next line of a mapped file: its offset and length, without its LF; false at
+// the end of the file. A line past 1 MB that holds a NUL byte stops the run as the
+// buffer's do (next_line), at the NUL, found as the line is scanned.
+bool RecordReader::next_mapped_line(std::uint64_t& start, std::size_t& length) {
+  start = m_offset;
+  std::size_t scanned = 0;    // bytes of the line in the windows before this one
+  std::size_t nul_free = 0;   // bytes of the line known to hold no NUL
+  for (;;) {
+    std::size_t available = 0;
+    const char* data = m_map->at(start + scanned, available);
+    if (available == 0) {  // the end of the file
+      if (scanned == 0) {
+        return false;
+      }
+      length = scanned;
+      m_offset = start + scanned;
+      break;
+    }
+    const void* newline = std::memchr(data, '\n', available);
+    if (m_map->shrank()) {
+      shrank();
+    }
+    const std::size_t in_window =
+        newline != nullptr ? static_cast<std::size_t>(static_cast<const char*>(newline) - data) : available;
+    if (scanned + in_window > k_chunk) {
+      refuse_nul(start, nul_free, scanned + in_window);
+      nul_free = scanned + in_window;
+    }
+    if (newline != nullptr) {
+      length = scanned + in_window;
+      m_offset = start + length + 1;
+      break;
+    }
+    scanned += available;
+    if (scanned > m_max_record_size) {
+      too_long(m_line + 1);
+    }
+  }
+  if (length > m_max_record_size) {
+    too_long(m_line + 1);
+  }
+  m_input->mapped(static_cast<std::size_t>(m_offset - start));
+  return true;
+}
+
+// Throws at the first NUL byte of the mapped line at `start` between its bytes
+// `from` and `to`, if there is one.
+void RecordReader::refuse_nul(std::uint64_t start, std::size_t from, std::size_t to) {
+  while (from < to) {
+    std::size_t available = 0;
+    const char* data = m_map->at(start + from, available);
+    const std::size_t n = std::min(available, to - from);
+    if (n == 0) {
+      shrank();
+    }
+    if (const void* nul = std::memchr(data, '\0', n)) {
+      const std::size_t column = from + static_cast<std::size_t>(static_cast<const char*>(nul) - data) + 1;
+      throw Error(Location{m_file, m_line + 1, column},
+                  "NUL byte in JSON text (binary data, not a transcript?)");
+    }
+    from += n;
+  }
+}
+
+// What a read(2) of a file that shrank would not notice: the bytes it had are not
+// all there (the mapping read the missing ones as zeros: io/mapped_file.h).
+void RecordReader::shrank() const {
+  throw Error(Location{m_file, m_line + 1},
+              "the file shrank while convo read it (another program changed it); read it again");
+}
+
+// A block laid out for `Bytes::adopt` holding the mapped file's `length` bytes from
+// `start`, followed by the zeros a parse may read past them.
+char* RecordReader::copy_mapped(std::uint64_t start, std::size_t length) {
+  auto* block = static_cast<char*>(std::malloc(Bytes::k_header + length + k_json_parse_padding));
+  if (block == nullptr) {
+    throw std::bad_alloc();
+  }
+  for (std::size_t copied = 0; copied < length;) {
+    std::size_t available = 0;
+    const char* data = m_map->at(start + copied, available);
+    const std::size_t n = std::min(available, length - copied);
+    if (n == 0) {  // the file shrank below the line found in it
+      std::free(block);
+      shrank();
+    }
+    std::memcpy(block + Bytes::k_header + copied, data, n);
+    copied += n;
+  }
+  std::memset(block + Bytes::k_header + length, 0, k_json_parse_padding);
+  if (m_map->shrank()) {
+    std::free(block);
+    shrank();
+  }
+  return block;
+}
+
+// Like the buffer's lines (next_line, next), from the mapping: a line is copied
+// once, into its record's bytes, which the parse reads in place.
+bool RecordReader::next_mapped(Record& record) {
+  char* block = nullptr;
+  std::size_t length = 0;
+  for (;;) {
+    std::uint64_t start = 0;
+    if (!next_mapped_line(start, length)) {
+      return false;
+    }
+    block = copy_mapped(start, length);
+    ++m_line;
+    std::string_view line(block + Bytes::k_header, length);
+    if (!line.empty() && line.back() == '\r') {
+      line.remove_suffix(1);
+      length = line.size();
+    }
+    if (!is_blank(line)) {
+      break;
+    }
+    std::free(block);
+  }
+  record.raw.adopt(block, length);  // its NUL where a CR was
+  record.where = Location{m_file, m_line, 0};
+  record.error.clear();
+  record.lone_surrogates = 0;
+  record.source = std::make_shared<Source>(record.raw.size());
+  if (parse_shadowed(record.raw.view(), record)) {
+    return true;
+  }
+  return explain(record, false, true);
 }
 
 // Parses the record's JSON from `text`, its bytes where they are (the read

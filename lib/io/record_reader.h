@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "io/input.h"
+#include "io/mapped_file.h"
 #include "message.h"
 
 namespace convo {
@@ -41,6 +42,12 @@ inline constexpr std::uint64_t k_default_max_record_size = std::uint64_t{1} << 3
 // a NUL byte, is not read to its end: `next` throws convo::Error at its start
 // whatever --on-error says (it cannot be skipped or kept without being read whole).
 // A record that spans lines (document mode) is bounded the same way.
+//
+// A regular file larger than the buffer's first read is read, after its first
+// record, through a sliding mapping (io/mapped_file.h) instead of read(2): each line
+// is copied once, from the page cache into its record's bytes. The records are the
+// same. A file that shrinks meanwhile is an error at the line reached (read(2) would
+// have ended early, and silently).
 class RecordReader {
  public:
   RecordReader(std::unique_ptr<ByteSource> input, std::string display_name,
@@ -69,6 +76,12 @@ class RecordReader {
 
  private:
   bool next_line(std::string_view& line, std::uint64_t& number);
+  void try_mapping();
+  bool next_mapped(Record& record);
+  bool next_mapped_line(std::uint64_t& start, std::size_t& length);
+  char* copy_mapped(std::uint64_t start, std::size_t length);
+  void refuse_nul(std::uint64_t start, std::size_t from, std::size_t to);
+  bool explain(Record& record, bool first, bool adopted);
   void fill();
   void read_all();
   bool next_in_document(Record& record);
@@ -77,6 +90,7 @@ class RecordReader {
   bool parse_shadowed(std::string_view text, Record& record);
   void grow(std::size_t capacity);
   [[noreturn]] void too_long(std::uint64_t line) const;
+  [[noreturn]] void shrank() const;
   char* buffer() const { return m_block + Bytes::k_header; }
 
   std::unique_ptr<ByteSource> m_input;
@@ -93,6 +107,13 @@ class RecordReader {
   std::uint64_t m_line = 0;     // number of the last line handed out
   bool m_first = true;          // no record has been returned yet
   bool m_document = false;      // reading top-level JSON values rather than lines
+  std::uint64_t m_read = 0;     // bytes read from m_input: the offset of m_end in it
+  // A regular file is read through a mapping after its first record (which the
+  // buffer reads, for document mode to look back at): the lines are copied from
+  // the page cache into their records, and the buffer is let go.
+  bool m_map_tried = false;
+  std::unique_ptr<MappedFile> m_map;
+  std::uint64_t m_offset = 0;   // with a mapping: the file offset of the next line
 };
 
 }  // namespace convo

@@ -1,0 +1,48 @@
+// A regular file read through a sliding read-only mapping instead of read(2): the
+// record reader scans and copies each line straight from the page cache, so the
+// kernel's copy of every byte into a read buffer is saved (a tenth of a streaming
+// conversion's time). Only the window being read is mapped, so address space and
+// resident memory stay flat whatever the file's size.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace convo {
+
+class MappedFile {
+ public:
+  // The file open on `fd` (which must stay open while this lives), or null when it
+  // cannot be mapped (not a regular file, mmap refused, every guard slot taken):
+  // the caller reads it as before.
+  static std::unique_ptr<MappedFile> open(int fd);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  // The bytes from `offset` on, as many as the window holds (at least one, unless
+  // `offset` is at the end of the file, when `available` is 0). Maps a new window
+  // when `offset` is outside the current one; the file's size is looked at again
+  // when `offset` reaches it, so bytes appended while it is read are read too.
+  // Throws std::bad_alloc when the window cannot be mapped.
+  const char* at(std::uint64_t offset, std::size_t& available);
+
+  // True once a byte of a window could not be read because the file shrank under
+  // it: the page read as zeros (instead of SIGBUS killing convo). Bytes read since
+  // are not the file's; the reader reports the file as changed.
+  bool shrank() const;
+
+ private:
+  MappedFile(int fd, std::uint64_t size, int slot);
+  void unmap();
+
+  int m_fd;
+  std::uint64_t m_size;       // the file's size when last looked at
+  int m_slot;                 // this file's slot in the SIGBUS guard
+  char* m_window = nullptr;   // the mapping, or null
+  std::uint64_t m_start = 0;  // file offset of m_window[0] (page aligned)
+  std::size_t m_length = 0;   // bytes of the file in the mapping
+};
+
+}  // namespace convo
