@@ -233,9 +233,7 @@ void RecordReader::try_mapping() {
     return;
   }
   m_offset = m_read - (m_end - m_begin);
-  std::free(m_block);
-  m_block = nullptr;
-  m_capacity = m_begin = m_end = 0;
+  m_begin = m_end = 0;  // the buffer holds each line to parse from now on
 }
 
 // The next line of a mapped file: its offset and length, without its LF; false at
@@ -309,63 +307,85 @@ void RecordReader::shrank() const {
               "the file shrank while convo read it (another program changed it); read it again");
 }
 
-// A block laid out for `Bytes::adopt` holding the mapped file's `length` bytes from
-// `start`, followed by the zeros a parse may read past them.
-char* RecordReader::copy_mapped(std::uint64_t start, std::size_t length) {
-  auto* block = static_cast<char*>(std::malloc(Bytes::k_header + length + k_json_parse_padding));
-  if (block == nullptr) {
-    throw std::bad_alloc();
-  }
+// Copies the mapped file's `length` bytes from `start` to `to`, and after them the
+// zeros a parse may read past them (`to` has room for them).
+void RecordReader::copy_mapped(std::uint64_t start, std::size_t length, char* to) {
   for (std::size_t copied = 0; copied < length;) {
     std::size_t available = 0;
     const char* data = m_map->at(start + copied, available);
     const std::size_t n = std::min(available, length - copied);
     if (n == 0) {  // the file shrank below the line found in it
-      std::free(block);
       shrank();
     }
-    std::memcpy(block + Bytes::k_header + copied, data, n);
+    std::memcpy(to + copied, data, n);
     copied += n;
   }
-  std::memset(block + Bytes::k_header + length, 0, k_json_parse_padding);
+  std::memset(to + length, 0, k_json_parse_padding);
   if (m_map->shrank()) {
-    std::free(block);
     shrank();
   }
-  return block;
 }
 
-// Like the buffer's lines (next_line, next), from the mapping: a line is copied
-// once, into its record's bytes, which the parse reads in place.
+// Like the buffer's lines (next_line, next), from the mapping. A line is copied
+// into the buffer, kept for this, and parsed there, and its record's bytes are a
+// copy of it laid out as the buffer's lines' are (`Bytes::assign`: a conversation
+// of millions of short records held whole takes no more a record). A long line is
+// copied once, into its record's bytes, which the parse reads in place.
 bool RecordReader::next_mapped(Record& record) {
-  char* block = nullptr;
-  std::size_t length = 0;
+  std::string_view line;
+  bool long_line = false;
   for (;;) {
     std::uint64_t start = 0;
+    std::size_t length = 0;
     if (!next_mapped_line(start, length)) {
       return false;
     }
-    block = copy_mapped(start, length);
     ++m_line;
-    std::string_view line(block + Bytes::k_header, length);
-    if (!line.empty() && line.back() == '\r') {
-      line.remove_suffix(1);
-      length = line.size();
-    }
-    if (!is_blank(line)) {
+    long_line = length >= long_line_size();
+    if (long_line) {
+      auto* block = static_cast<char*>(std::malloc(Bytes::k_header + length + k_json_parse_padding));
+      if (block == nullptr) {
+        throw std::bad_alloc();
+      }
+      try {
+        copy_mapped(start, length, block + Bytes::k_header);
+      } catch (...) {
+        std::free(block);
+        throw;
+      }
+      line = std::string_view(block + Bytes::k_header, length);
+      if (!line.empty() && line.back() == '\r') {
+        line.remove_suffix(1);
+      }
+      if (is_blank(line)) {
+        std::free(block);
+        continue;
+      }
+      record.raw.adopt(block, line.size());  // its NUL where a CR was
+      line = record.raw.view();
       break;
     }
-    std::free(block);
+    if (m_capacity < length + 1) {
+      grow(length + 1);
+    }
+    copy_mapped(start, length, buffer());
+    line = std::string_view(buffer(), length);
+    if (!line.empty() && line.back() == '\r') {
+      line.remove_suffix(1);
+    }
+    if (!is_blank(line)) {
+      record.raw.assign(line.data(), line.size());
+      break;
+    }
   }
-  record.raw.adopt(block, length);  // its NUL where a CR was
   record.where = Location{m_file, m_line, 0};
   record.error.clear();
   record.lone_surrogates = 0;
   record.source = std::make_shared<Source>(record.raw.size());
-  if (parse_shadowed(record.raw.view(), record)) {
+  if (parse_shadowed(line, record)) {
     return true;
   }
-  return explain(record, false, true);
+  return explain(record, false, long_line);
 }
 
 // Parses the record's JSON from `text`, its bytes where they are (the read

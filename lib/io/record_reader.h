@@ -45,9 +45,10 @@ inline constexpr std::uint64_t k_default_max_record_size = std::uint64_t{1} << 3
 //
 // A regular file larger than the buffer's first read is read, after its first
 // record, through a sliding mapping (io/mapped_file.h) instead of read(2): each line
-// is copied once, from the page cache into its record's bytes. The records are the
-// same. A file that shrinks meanwhile is an error at the line reached (read(2) would
-// have ended early, and silently).
+// is copied from the page cache into the buffer, parsed there, and kept as read(2)'s
+// lines are, without the system call and the kernel's page-cache walk of each read.
+// The records are the same. A file that shrinks meanwhile is an error at the line
+// reached (read(2) would have ended early, and silently).
 class RecordReader {
  public:
   RecordReader(std::unique_ptr<ByteSource> input, std::string display_name,
@@ -79,7 +80,7 @@ class RecordReader {
   void try_mapping();
   bool next_mapped(Record& record);
   bool next_mapped_line(std::uint64_t& start, std::size_t& length);
-  char* copy_mapped(std::uint64_t start, std::size_t length);
+  void copy_mapped(std::uint64_t start, std::size_t length, char* to);
   void refuse_nul(std::uint64_t start, std::size_t from, std::size_t to);
   bool explain(Record& record, bool first, bool adopted);
   void fill();
