@@ -15,14 +15,18 @@ using namespace convo;
 
 namespace {
 
-std::vector<Record> read_all(const std::string& text) {
-  RecordReader reader(memory_source(text), "t.jsonl");
+std::vector<Record> read_records(RecordReader& reader) {
   std::vector<Record> records;
   Record record;
   while (reader.next(record)) {
     records.push_back(record);
   }
   return records;
+}
+
+std::vector<Record> read_all(const std::string& text) {
+  RecordReader reader(memory_source(text), "t.jsonl");
+  return read_records(reader);
 }
 
 }  // namespace
@@ -343,15 +347,6 @@ struct TempFile {
   TempFile& operator=(const TempFile&) = delete;
   std::string path;
 };
-
-std::vector<Record> read_records(RecordReader& reader) {
-  std::vector<Record> records;
-  Record record;
-  while (reader.next(record)) {
-    records.push_back(record);
-  }
-  return records;
-}
 
 }  // namespace
 
