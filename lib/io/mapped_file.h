@@ -33,6 +33,9 @@ class MappedFile {
   // are not the file's; the reader reports the file as changed.
   bool shrank() const;
 
+  // The file's size when last looked at.
+  std::uint64_t size() const { return m_size; }
+
  private:
   MappedFile(int fd, std::uint64_t size, int slot);
   void unmap();

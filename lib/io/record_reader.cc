@@ -228,11 +228,22 @@ void RecordReader::try_mapping() {
   if (fd < 0) {
     return;
   }
-  m_map = MappedFile::open(fd);
-  if (!m_map) {
+  // Not a file that says it is smaller than what was read of it (a /proc file
+  // says 0 bytes), nor one whose first window cannot be mapped (a file system
+  // without mmap): those are read on.
+  auto map = MappedFile::open(fd);
+  if (!map || map->size() < m_read) {
     return;
   }
-  m_offset = m_read - (m_end - m_begin);
+  const std::uint64_t offset = m_read - (m_end - m_begin);
+  try {
+    std::size_t available = 0;
+    map->at(offset, available);
+  } catch (const std::bad_alloc&) {
+    return;
+  }
+  m_map = std::move(map);
+  m_offset = offset;
   m_begin = m_end = 0;  // the buffer holds each line to parse from now on
 }
 
