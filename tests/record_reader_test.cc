@@ -9,6 +9,7 @@
 
 #include "formats/json_out.h"
 #include "error.h"
+#include "input_reader.h"
 #include "io/record_reader.h"
 
 using namespace convo;
@@ -437,4 +438,16 @@ TEST_CASE("a mapped line past 1 MB with a NUL byte stops the run at the NUL", "[
     CHECK_THAT(error.what(), Catch::Contains("NUL byte in JSON text"));
     CHECK(error.where().column == 1500001);
   }
+}
+
+TEST_CASE("the progress count counts a mapped file's bytes once", "[io]") {
+  std::string text;
+  while (text.size() < (std::size_t{5} << 20)) {
+    text += "{\"t\":\"" + std::string(700, 'p') + "\"}\n";
+  }
+  TempFile file(text);
+  Progress progress;
+  RecordReader reader(counted(open_input(file.path), &progress), file.path);
+  CHECK(read_records(reader).size() == text.size() / 709);
+  CHECK(progress.bytes.load() == text.size());
 }

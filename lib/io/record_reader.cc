@@ -288,7 +288,10 @@ bool RecordReader::next_mapped_line(std::uint64_t& start, std::size_t& length) {
   if (length > m_max_record_size) {
     too_long(m_line + 1);
   }
-  m_input->mapped(static_cast<std::size_t>(m_offset - start));
+  if (m_offset > m_read) {  // bytes the buffer did not read before the mapping
+    m_input->mapped(static_cast<std::size_t>(m_offset - m_read));
+    m_read = m_offset;
+  }
   return true;
 }
 

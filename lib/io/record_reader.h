@@ -108,7 +108,9 @@ class RecordReader {
   std::uint64_t m_line = 0;     // number of the last line handed out
   bool m_first = true;          // no record has been returned yet
   bool m_document = false;      // reading top-level JSON values rather than lines
-  std::uint64_t m_read = 0;     // bytes read from m_input: the offset of m_end in it
+  // Bytes read from m_input (the offset of m_end in it); with a mapping, the
+  // file offset up to which the source was read or told of (ByteSource::mapped).
+  std::uint64_t m_read = 0;
   // A regular file is read through a mapping after its first record (which the
   // buffer reads, for document mode to look back at): the lines are copied from
   // the page cache into their records, and the buffer is let go.
