@@ -349,6 +349,21 @@ struct TempFile {
   std::string path;
 };
 
+// A file source that counts the bytes a reader took from its mapping rather than
+// read: a test of the mapped reader must see it used.
+class MappedCount final : public ByteSource {
+ public:
+  MappedCount(std::unique_ptr<ByteSource> input, std::size_t& mapped)
+      : m_input(std::move(input)), m_mapped(mapped) {}
+  std::size_t read(char* buffer, std::size_t size) override { return m_input->read(buffer, size); }
+  int file_descriptor() const override { return m_input->file_descriptor(); }
+  void mapped(std::size_t n) override { m_mapped += n; }
+
+ private:
+  std::unique_ptr<ByteSource> m_input;
+  std::size_t& m_mapped;
+};
+
 }  // namespace
 
 // A regular file past the buffer's first read is read through a mapping after its
@@ -370,10 +385,12 @@ TEST_CASE("a file read through its mapping gives the records its bytes do", "[io
   text += "[1,2,\n";                                                // cut short
   text += "{\"last\":true}";                                        // no newline
   TempFile file(text);
-  RecordReader mapped(open_input(file.path), file.path);
+  std::size_t mapped_bytes = 0;
+  RecordReader mapped(std::make_unique<MappedCount>(open_input(file.path), mapped_bytes), file.path);
   RecordReader buffered(memory_source(text), file.path);
   std::vector<Record> got = read_records(mapped);
   std::vector<Record> want = read_records(buffered);
+  CHECK(mapped_bytes > text.size() - (std::size_t{2} << 20));  // all past the first read
   REQUIRE(got.size() == want.size());
   REQUIRE(got.size() > 3000);
   for (std::size_t i = 0; i < got.size(); ++i) {
@@ -447,7 +464,10 @@ TEST_CASE("the progress count counts a mapped file's bytes once", "[io]") {
   }
   TempFile file(text);
   Progress progress;
-  RecordReader reader(counted(open_input(file.path), &progress), file.path);
+  std::size_t mapped_bytes = 0;
+  RecordReader reader(
+      counted(std::make_unique<MappedCount>(open_input(file.path), mapped_bytes), &progress), file.path);
   CHECK(read_records(reader).size() == text.size() / 709);
+  CHECK(mapped_bytes > 0);
   CHECK(progress.bytes.load() == text.size());
 }

@@ -18,8 +18,7 @@ namespace {
 
 class FileSource final : public ByteSource {
  public:
-  FileSource(int fd, bool owned, bool regular, std::string name)
-      : m_fd(fd), m_owned(owned), m_regular(regular), m_name(std::move(name)) {}
+  FileSource(int fd, bool owned, std::string name) : m_fd(fd), m_owned(owned), m_name(std::move(name)) {}
   ~FileSource() override {
     if (m_owned) {
       ::close(m_fd);
@@ -41,13 +40,13 @@ class FileSource final : public ByteSource {
     }
   }
 
-  // A file convo opened (standard input may not be at its start).
-  int file_descriptor() const override { return m_owned && m_regular ? m_fd : -1; }
+  // A file convo opened (standard input may not be at its start); whether it is a
+  // regular file is MappedFile::open's to tell.
+  int file_descriptor() const override { return m_owned ? m_fd : -1; }
 
  private:
   int m_fd;
   bool m_owned;
-  bool m_regular;
   std::string m_name;
 };
 
@@ -74,20 +73,19 @@ std::string display_name(const std::string& path) {
 
 std::unique_ptr<ByteSource> open_input(const std::string& path) {
   if (path == "-") {
-    return std::make_unique<FileSource>(STDIN_FILENO, false, false, std::string(k_stdin_name));
+    return std::make_unique<FileSource>(STDIN_FILENO, false, std::string(k_stdin_name));
   }
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     throw Error(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
   }
   struct stat st {};
-  const bool stated = ::fstat(fd, &st) == 0;
-  if (stated && S_ISDIR(st.st_mode)) {
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     ::close(fd);
     throw Error(fmt::format("{}: is a directory", path));
   }
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  return std::make_unique<FileSource>(fd, true, stated && S_ISREG(st.st_mode), path);
+  return std::make_unique<FileSource>(fd, true, path);
 }
 
 std::unique_ptr<ByteSource> memory_source(std::string bytes) {

@@ -14,9 +14,9 @@ class ByteSource {
   virtual ~ByteSource() = default;
   // Reads up to `size` bytes into `buffer`; returns how many, 0 at the end.
   virtual std::size_t read(char* buffer, std::size_t size) = 0;
-  // The descriptor of the regular file this source reads as it is, from its first
-  // byte on, so that a reader may map the file rather than read it
-  // (io/mapped_file.h); -1 when there is none (a pipe, decompressed bytes, ...).
+  // The descriptor of the file this source reads as it is, from its first byte
+  // on, so that a reader may map it rather than read it when it is a regular file
+  // (io/mapped_file.h); -1 when there is none (standard input, decompressed bytes).
   virtual int file_descriptor() const { return -1; }
   // Told of `n` more bytes of that file that the reader took from its mapping
   // rather than from `read` (a progress count counts them).

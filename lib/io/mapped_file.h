@@ -1,8 +1,8 @@
 // A regular file read through a sliding read-only mapping instead of read(2): the
-// record reader scans and copies each line straight from the page cache, so the
-// kernel's copy of every byte into a read buffer is saved (a tenth of a streaming
-// conversion's time). Only the window being read is mapped, so address space and
-// resident memory stay flat whatever the file's size.
+// record reader finds each line in the page cache and copies it where it parses
+// it, without a system call and the kernel's page-cache walk for each read (system
+// time of a streaming conversion about halved). Only the window being read is
+// mapped, so address space and resident memory stay flat whatever the file's size.
 #pragma once
 
 #include <cstddef>
@@ -14,8 +14,8 @@ namespace convo {
 class MappedFile {
  public:
   // The file open on `fd` (which must stay open while this lives), or null when it
-  // cannot be mapped (not a regular file, mmap refused, every guard slot taken):
-  // the caller reads it as before.
+  // is not one to map (not a regular file, every guard slot taken, the SIGBUS
+  // guard not installed): the caller reads it as before. Nothing is mapped yet.
   static std::unique_ptr<MappedFile> open(int fd);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;

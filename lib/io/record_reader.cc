@@ -356,41 +356,36 @@ bool RecordReader::next_mapped(Record& record) {
     }
     ++m_line;
     long_line = length >= long_line_size();
+    char* block = nullptr;  // a long line's: its record's bytes, laid out for Bytes::adopt
     if (long_line) {
-      auto* block = static_cast<char*>(std::malloc(Bytes::k_header + length + k_json_parse_padding));
+      block = static_cast<char*>(std::malloc(Bytes::k_header + length + k_json_parse_padding));
       if (block == nullptr) {
         throw std::bad_alloc();
       }
-      try {
-        copy_mapped(start, length, block + Bytes::k_header);
-      } catch (...) {
-        std::free(block);
-        throw;
-      }
-      line = std::string_view(block + Bytes::k_header, length);
-      if (!line.empty() && line.back() == '\r') {
-        line.remove_suffix(1);
-      }
-      if (is_blank(line)) {
-        std::free(block);
-        continue;
-      }
-      record.raw.adopt(block, line.size());  // its NUL where a CR was
-      line = record.raw.view();
-      break;
-    }
-    if (m_capacity < length + 1) {
+    } else if (m_capacity < length + 1) {
       grow(length + 1);
     }
-    copy_mapped(start, length, buffer());
-    line = std::string_view(buffer(), length);
+    char* const to = long_line ? block + Bytes::k_header : buffer();
+    try {
+      copy_mapped(start, length, to);
+    } catch (...) {
+      std::free(block);
+      throw;
+    }
+    line = std::string_view(to, length);
     if (!line.empty() && line.back() == '\r') {
       line.remove_suffix(1);
     }
-    if (!is_blank(line)) {
-      record.raw.assign(line.data(), line.size());
-      break;
+    if (is_blank(line)) {
+      std::free(block);
+      continue;
     }
+    if (long_line) {
+      record.raw.adopt(block, line.size());  // its NUL where a CR was
+    } else {
+      record.raw.assign(line.data(), line.size());
+    }
+    break;
   }
   record.where = Location{m_file, m_line, 0};
   record.error.clear();

@@ -112,8 +112,8 @@ class RecordReader {
   // file offset up to which the source was read or told of (ByteSource::mapped).
   std::uint64_t m_read = 0;
   // A regular file is read through a mapping after its first record (which the
-  // buffer reads, for document mode to look back at): the lines are copied from
-  // the page cache into their records, and the buffer is let go.
+  // buffer reads, for document mode to look back at): each line is copied from the
+  // page cache into the buffer and parsed there (a long line into its record).
   bool m_map_tried = false;
   std::unique_ptr<MappedFile> m_map;
   std::uint64_t m_offset = 0;   // with a mapping: the file offset of the next line
