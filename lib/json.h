@@ -341,9 +341,11 @@ inline constexpr std::size_t k_json_parse_padding = 16;
 // Like `parse_json_in_place`, but leaves `text` as it is: the parser reads it and
 // unescapes each string into `shadow` at the string's own offset in `text` (ended
 // by a NUL there), so that a string's place in `shadow` is where it was read from
-// (`json_as_read` takes `shadow` as the text parsed). `text` must be followed in
-// memory by a NUL byte and `k_json_parse_padding - 1` more readable bytes, whatever
-// they hold (a line in the reader's buffer, its LF made a NUL for the parse), and
+// (`json_as_read` takes `shadow` as the text parsed). `text`, one line (it holds no
+// LF), must be followed in memory by a NUL byte or an LF, possibly after a CR, and
+// `k_json_parse_padding - 1` more readable bytes, whatever they hold (a line in the
+// reader's buffer, its LF made a NUL for the parse; a line in a file's mapping,
+// read-only, followed by the next ones), and
 // `shadow` have room for `text.size() + k_json_parse_padding` bytes; `doc` points
 // into `shadow`, which must outlive it. A UTF-16 surrogate escape that is not half
 // of a pair (`\ud800` alone: JSON.stringify writes them when it cuts a string

@@ -223,11 +223,14 @@ struct rapidjson::StreamTraits<convo::PaddedInsituStream> {
 // Skips whitespace between tokens. The records programs write are compact: the next
 // byte is a token, one test. RapidJSON's generic loop (through a local copy of the
 // stream) stayed a call at every token, 5% of the CPU time of converting a Codex
-// rollout. The padding's NUL ends the loop.
+// rollout. The padding's NUL ends the loop. A shadowed parse reads one line, which
+// holds no newline: one after it ends the text as the NUL does (a mapped line is
+// parsed where it is, followed by the next lines, not by a NUL: record_reader.cc),
+// so that no parse of a line reads on into the next.
 template <>
 inline void rapidjson::SkipWhitespace<convo::PaddedInsituStream>(convo::PaddedInsituStream& is) {
   char* p = is.src_;
-  while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') {
+  while (*p == ' ' || *p == '\r' || *p == '\t' || (*p == '\n' && !is.shadowed())) {
     ++p;
   }
   is.src_ = p;

@@ -707,6 +707,43 @@ TEST_CASE("find_invalid_utf8 finds the first bad byte wherever it falls in the 6
   }
 }
 
+// A line in a file's mapping is parsed where it is: followed by its newline and the
+// next lines, not by a NUL. The parse must stop at the newline even where the next
+// lines would complete the value, and so never read on to the end of the mapping:
+// here a page that cannot be read, which would kill the test.
+TEST_CASE("a shadowed parse of a line stops at its newline", "[json]") {
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  void* pages = ::mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(pages != MAP_FAILED);
+  char* const memory = static_cast<char*>(pages);
+  REQUIRE(::mprotect(memory + page, page, PROT_NONE) == 0);
+  auto parse_line = [&](std::string_view line, std::string_view next) {
+    // The line, its newline, then `next` repeated to the unreadable page.
+    std::string bytes(line);
+    bytes += '\n';
+    while (bytes.size() < page) {
+      bytes += next;
+    }
+    bytes.resize(page);
+    std::memcpy(memory, bytes.data(), page);
+    std::vector<char> shadow(line.size() + k_json_parse_padding);
+    JsonDoc doc;
+    std::size_t lone = 0;
+    return parse_json_shadowed(std::string_view(memory, line.size()), shadow.data(), doc, lone);
+  };
+  for (std::string_view cut : {"[", "[1,", "{\"a\":", "{\"a\"", "{", "{\"a\":tr", "[1 ", "[\r"}) {
+    INFO(cut);
+    CHECK_FALSE(parse_line(cut, "1,"));
+    CHECK_FALSE(parse_line(cut, " "));
+    CHECK_FALSE(parse_line(cut, "\"a\":1,"));
+  }
+  CHECK_FALSE(parse_line("{\"a\":\"x", "yz"));
+  CHECK(parse_line("12", "34"));  // a number ends at the newline, not in the digits after it
+  CHECK(parse_line("{\"a\":[1,true]}", "1,"));
+  CHECK(parse_line("{\"a\":1}  \r", "1,"));
+  ::munmap(pages, 2 * page);
+}
+
 namespace {
 
 // `text` parsed by parse_json_shadowed from a copy followed by a NUL and bytes

@@ -10,6 +10,7 @@
 #include "formats/json_out.h"
 #include "error.h"
 #include "input_reader.h"
+#include "io/mapped_file.h"
 #include "io/record_reader.h"
 
 using namespace convo;
@@ -364,12 +365,24 @@ class MappedCount final : public ByteSource {
   std::size_t& m_mapped;
 };
 
+// Sets the mapping's window for a test, and back.
+struct WindowSize {
+  explicit WindowSize(std::size_t bytes) { MappedFile::set_window_size(bytes); }
+  ~WindowSize() { MappedFile::set_window_size(MappedFile::k_window); }
+  WindowSize(const WindowSize&) = delete;
+  WindowSize& operator=(const WindowSize&) = delete;
+};
+
 }  // namespace
 
 // A regular file past the buffer's first read is read through a mapping after its
 // first record (io/mapped_file.h): every record must come out as the buffer reads
 // it, whatever the line (CRLF, blank, bad, lone surrogates, a NUL, longer than the
-// mapping's window, last without a newline).
+// mapping's window, last without a newline), and wherever it ends in a window: a
+// line is parsed in the mapping, with the next lines after it, and must stop at its
+// newline (a line cut short is an error of its own, not read on into the next);
+// one too near the window's end is copied out first. Small windows put many lines
+// there.
 TEST_CASE("a file read through its mapping gives the records its bytes do", "[io]") {
   std::string text = "{\"first\":1}\n";
   for (int i = 0; i < 3000; ++i) {
@@ -380,31 +393,72 @@ TEST_CASE("a file read through its mapping gives the records its bytes do", "[io
       text += '\0';
       text += "b\"}\n";
     }
+    if (i % 300 == 0) {  // lines cut short before lines that would complete them
+      text += "[\n1,2]\n{\"a\":\n1}\n{\"b\":\"c\r\n\"}\n{\"d\":tr\nue}\n  [1, \r\n 2 ]  \r\n";
+    }
+    if (i % 100 == 0) {  // short lines, ending at every offset of a window's end
+      for (int j = 0; j < 40; ++j) {
+        text += "{\"s\":\"" + std::string(j, 's') + "\"}\n";
+      }
+    }
   }
   text += "{\"long\":\"" + std::string(9u << 20, 'y') + "\"}\n";  // past an 8 MB window
   text += "[1,2,\n";                                                // cut short
   text += "{\"last\":true}";                                        // no newline
   TempFile file(text);
-  std::size_t mapped_bytes = 0;
-  RecordReader mapped(std::make_unique<MappedCount>(open_input(file.path), mapped_bytes), file.path);
   RecordReader buffered(memory_source(text), file.path);
-  std::vector<Record> got = read_records(mapped);
-  std::vector<Record> want = read_records(buffered);
-  CHECK(mapped_bytes > text.size() - (std::size_t{2} << 20));  // all past the first read
-  REQUIRE(got.size() == want.size());
-  REQUIRE(got.size() > 3000);
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    INFO("record " << i << " at line " << want[i].where.line);
-    CHECK(got[i].raw == want[i].raw);
-    CHECK(got[i].where.line == want[i].where.line);
-    CHECK(got[i].where.column == want[i].where.column);
-    CHECK(got[i].error == want[i].error);
-    CHECK(got[i].lone_surrogates == want[i].lone_surrogates);
-    if (got[i].ok() && want[i].ok()) {
-      CHECK(to_json(got[i].source->doc) == to_json(want[i].source->doc));
+  const std::vector<Record> want = read_records(buffered);
+  REQUIRE(want.size() > 3000);
+  CHECK(want.back().raw == "{\"last\":true}");
+  for (std::size_t window : {MappedFile::k_window, std::size_t{4096}, std::size_t{65536 + 100}}) {
+    INFO("window " << window);
+    WindowSize size(window);
+    std::size_t mapped_bytes = 0;
+    RecordReader mapped(std::make_unique<MappedCount>(open_input(file.path), mapped_bytes), file.path);
+    std::vector<Record> got = read_records(mapped);
+    CHECK(mapped_bytes > text.size() - (std::size_t{2} << 20));  // all past the first read
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      INFO("record " << i << " at line " << want[i].where.line);
+      CHECK(got[i].raw == want[i].raw);
+      CHECK(got[i].where.line == want[i].where.line);
+      CHECK(got[i].where.column == want[i].where.column);
+      CHECK(got[i].error == want[i].error);
+      CHECK(got[i].lone_surrogates == want[i].lone_surrogates);
+      if (got[i].ok() && want[i].ok()) {
+        CHECK(to_json(got[i].source->doc) == to_json(want[i].source->doc));
+      }
     }
   }
-  CHECK(want.back().raw == "{\"last\":true}");
+}
+
+// A line cut short, parsed where it is in the mapping, must not be read on into the
+// lines after it: here they would complete it (a megabyte of array elements), and
+// a parse that went on would read past the window.
+TEST_CASE("a mapped line cut short is not read on into the next lines", "[io]") {
+  std::string text = "{\"first\":1}\n";
+  while (text.size() < (std::size_t{3} << 20)) {
+    text += "{\"t\":\"" + std::string(1000, 'u') + "\"}\n";
+  }
+  text += "[\n";
+  for (int i = 0; i < 200000; ++i) {
+    text += "1,\n";
+  }
+  text += "1]\n";
+  TempFile file(text);
+  for (std::size_t window : {MappedFile::k_window, std::size_t{4096}}) {
+    WindowSize size(window);
+    RecordReader reader(open_input(file.path), file.path);
+    std::vector<Record> got = read_records(reader);
+    std::size_t bad = 0;
+    for (const Record& record : got) {
+      if (!record.ok()) {
+        ++bad;
+        CHECK(record.where.column > 0);
+      }
+    }
+    CHECK(bad == 200002);  // "[", each "1,", "1]"
+  }
 }
 
 // A file that shrinks while it is read through its mapping raises SIGBUS on the

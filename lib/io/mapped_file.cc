@@ -13,12 +13,7 @@ namespace convo {
 
 namespace {
 
-// The window: large enough that mapping it costs nothing next to reading it (one
-// mmap and munmap per 8 MB), small enough to take no memory worth counting (a long
-// line's record takes twice its size; the window adds 8 MB to that, not the line's
-// size again). Measured on the 200 MB Responses bench file: the same CPU time with
-// windows of 8, 32 and 128 MB, and none better with MAP_POPULATE.
-constexpr std::size_t k_window = std::size_t{8} << 20;
+std::atomic<std::size_t> g_window{MappedFile::k_window};
 
 // The SIGBUS guard. A mapped page past the end of a file that shrank after it was
 // mapped raises SIGBUS when read; the handler maps a page of zeros over it, marks
@@ -131,6 +126,12 @@ void MappedFile::unmap() {
 
 bool MappedFile::shrank() const { return g_slots[m_slot].shrank.load(std::memory_order_relaxed); }
 
+std::size_t MappedFile::window_size() { return g_window.load(std::memory_order_relaxed); }
+
+void MappedFile::set_window_size(std::size_t bytes) {
+  g_window.store(std::max(bytes, page_size()), std::memory_order_relaxed);
+}
+
 const char* MappedFile::at(std::uint64_t offset, std::size_t& available) {
   if (m_window != nullptr && offset >= m_start && offset < m_start + m_length) {
     available = static_cast<std::size_t>(m_start + m_length - offset);
@@ -148,7 +149,7 @@ const char* MappedFile::at(std::uint64_t offset, std::size_t& available) {
   }
   unmap();
   const std::uint64_t start = offset & ~(static_cast<std::uint64_t>(page_size()) - 1);
-  const auto length = static_cast<std::size_t>(std::min<std::uint64_t>(k_window, m_size - start));
+  const auto length = static_cast<std::size_t>(std::min<std::uint64_t>(window_size(), m_size - start));
   void* window = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, m_fd,
                         static_cast<off_t>(start));
   if (window == MAP_FAILED) {

@@ -187,7 +187,7 @@ bool RecordReader::next(Record& record) {
   m_first = false;
   // Parsed where its bytes are, the buffer's (a long line's are its record's bytes
   // already), not from a copy: one copy of the line is kept, `raw`.
-  if (parse_shadowed(long_line ? record.raw.view() : line, record)) {
+  if (parse_shadowed(long_line ? record.raw.view() : line, record, true)) {
     return true;
   }
   return explain(record, first, long_line);
@@ -340,14 +340,18 @@ void RecordReader::copy_mapped(std::uint64_t start, std::size_t length, char* to
   }
 }
 
-// Like the buffer's lines (next_line, next), from the mapping. A line is copied
-// into the buffer, kept for this, and parsed there, and its record's bytes are a
-// copy of it laid out as the buffer's lines' are (`Bytes::assign`: a conversation
-// of millions of short records held whole takes no more a record). A long line is
-// copied once, into its record's bytes, which the parse reads in place.
+// Like the buffer's lines (next_line, next), from the mapping. A line with its
+// newline and k_json_parse_padding bytes after it in the window is parsed where
+// it is, in the mapping (a line's parse stops at its newline: SkipWhitespace for
+// PaddedInsituStream), and its record's bytes are the one copy of it, laid out as
+// the buffer's lines' are (`Bytes::assign`: a conversation of millions of short
+// records held whole takes no more a record). A line at a window's end is copied
+// into the buffer and parsed there; a long line is copied once, into its record's
+// bytes, which the parse reads in place.
 bool RecordReader::next_mapped(Record& record) {
   std::string_view line;
   bool long_line = false;
+  bool in_map = false;
   for (;;) {
     std::uint64_t start = 0;
     std::size_t length = 0;
@@ -356,6 +360,22 @@ bool RecordReader::next_mapped(Record& record) {
     }
     ++m_line;
     long_line = length >= long_line_size();
+    if (!long_line) {
+      std::size_t available = 0;
+      const char* data = m_map->at(start, available);
+      in_map = available > length + k_json_parse_padding;
+      if (in_map) {
+        line = std::string_view(data, length);
+        if (!line.empty() && line.back() == '\r') {
+          line.remove_suffix(1);
+        }
+        if (is_blank(line)) {
+          continue;
+        }
+        record.raw.assign(line.data(), line.size());
+        break;
+      }
+    }
     char* block = nullptr;  // a long line's: its record's bytes, laid out for Bytes::adopt
     if (long_line) {
       block = static_cast<char*>(std::malloc(Bytes::k_header + length + k_json_parse_padding));
@@ -391,7 +411,11 @@ bool RecordReader::next_mapped(Record& record) {
   record.error.clear();
   record.lone_surrogates = 0;
   record.source = std::make_shared<Source>(record.raw.size());
-  if (parse_shadowed(line, record)) {
+  const bool parsed = parse_shadowed(line, record, !in_map);
+  if (in_map && m_map->shrank()) {  // the bytes copied or parsed were zeros put for lost ones
+    shrank();
+  }
+  if (parsed) {
     return true;
   }
   return explain(record, false, long_line);
@@ -407,24 +431,31 @@ bool RecordReader::next_mapped(Record& record) {
 // unchanged, and re-encoded it has the replacement character. False, with
 // `record.source` fresh, when the text is not JSON: the caller looks again to say
 // why.
-bool RecordReader::parse_shadowed(std::string_view text, Record& record) {
-  // The parse reads up to the NUL that ends the text, and may load a little past it:
-  // the buffer has k_json_parse_padding bytes after the last one read, a long
-  // line's block zeros (adopt_line).
+bool RecordReader::parse_shadowed(std::string_view text, Record& record, bool terminate) {
+  // The parse reads up to the NUL that ends the text, or the newline after it in a
+  // mapping (read-only), and may load a little past: the buffer has
+  // k_json_parse_padding bytes after the last one read, a long line's block zeros
+  // (adopt_line), a mapped line's window its next bytes (next_mapped).
   char* const end = const_cast<char*>(text.data()) + text.size();
   const char after = *end;
-  *end = '\0';
+  if (terminate) {
+    *end = '\0';
+  }
   // Room for every byte of the text: a long line's pages never written to take no
   // memory.
   auto* block = static_cast<char*>(std::malloc(Bytes::k_header + text.size() + k_json_parse_padding + 1));
   if (block == nullptr) {
-    *end = after;
+    if (terminate) {
+      *end = after;
+    }
     throw std::bad_alloc();
   }
   std::size_t lone = 0;
   const bool parsed =
       parse_json_shadowed(text, block + Bytes::k_header, record.source->doc, lone);
-  *end = after;
+  if (terminate) {
+    *end = after;
+  }
   if (!parsed) {
     std::free(block);
     record.source = std::make_shared<Source>(text.size());

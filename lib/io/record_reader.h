@@ -45,7 +45,7 @@ inline constexpr std::uint64_t k_default_max_record_size = std::uint64_t{1} << 3
 //
 // A regular file larger than the buffer's first read is read, after its first
 // record, through a sliding mapping (io/mapped_file.h) instead of read(2): each line
-// is copied from the page cache into the buffer, parsed there, and kept as read(2)'s
+// is parsed where it is in the page cache and copied once, to be kept as read(2)'s
 // lines are, without the system call and the kernel's page-cache walk of each read.
 // The records are the same. A file that shrinks meanwhile is an error at the line
 // reached (read(2) would have ended early, and silently).
@@ -88,7 +88,7 @@ class RecordReader {
   bool next_in_document(Record& record);
   bool try_document_mode(Record& record, bool adopted);
   void adopt_line(std::string_view line, Bytes& raw);
-  bool parse_shadowed(std::string_view text, Record& record);
+  bool parse_shadowed(std::string_view text, Record& record, bool terminate);
   void grow(std::size_t capacity);
   [[noreturn]] void too_long(std::uint64_t line) const;
   [[noreturn]] void shrank() const;
@@ -112,8 +112,9 @@ class RecordReader {
   // file offset up to which the source was read or told of (ByteSource::mapped).
   std::uint64_t m_read = 0;
   // A regular file is read through a mapping after its first record (which the
-  // buffer reads, for document mode to look back at): each line is copied from the
-  // page cache into the buffer and parsed there (a long line into its record).
+  // buffer reads, for document mode to look back at): each line is parsed in the
+  // page cache and copied into its record (one at a window's end into the buffer
+  // first, a long line into its record, each parsed there).
   bool m_map_tried = false;
   std::unique_ptr<MappedFile> m_map;
   std::uint64_t m_offset = 0;   // with a mapping: the file offset of the next line
