@@ -309,49 +309,125 @@ int sniff_responses_item(const JsonValue& record) {
   return type ? std::max(score, 3) : score;  // "type": "message" marks an item
 }
 
-// An item's members that every format holds.
-constexpr std::string_view k_modelled_members[] = {
-    "type", "role", "content", "call_id", "name", "arguments", "input", "output", "summary"};
+namespace {
 
+// Whether `key` is the literal `name`: a compare of a length known when compiled,
+// inlined (std::string_view's == was an out-of-line call and a memcmp each).
+template <std::size_t N>
+bool is(std::string_view key, const char (&name)[N]) {
+  return key.size() == N - 1 && std::memcmp(key.data(), name, N - 1) == 0;
+}
+
+// An item's member by what the loss count makes of it.
+enum class ItemMember : std::uint8_t { modelled, encrypted_content, id, status, phase, other };
+
+// Every format holds type, role, content, call_id, name, arguments, input, output
+// and summary; the others are named when a target cannot hold them.
+ItemMember item_member(std::string_view key) {
+  switch (key.size()) {
+    case 2:
+      return is(key, "id") ? ItemMember::id : ItemMember::other;
+    case 4:
+      return is(key, "type") || is(key, "role") || is(key, "name") ? ItemMember::modelled
+                                                                    : ItemMember::other;
+    case 5:
+      return is(key, "input") ? ItemMember::modelled
+             : is(key, "phase") ? ItemMember::phase
+                                : ItemMember::other;
+    case 6:
+      return is(key, "output") ? ItemMember::modelled
+             : is(key, "status") ? ItemMember::status
+                                 : ItemMember::other;
+    case 7:
+      return is(key, "content") || is(key, "call_id") || is(key, "summary") ? ItemMember::modelled
+                                                                             : ItemMember::other;
+    case 9:
+      return is(key, "arguments") ? ItemMember::modelled : ItemMember::other;
+    case 17:
+      return is(key, "encrypted_content") ? ItemMember::encrypted_content : ItemMember::other;
+    default:
+      return ItemMember::other;
+  }
+}
+
+// The value of a string member `type` of `value`, an object, or nullopt.
+std::optional<std::string_view> type_of(const JsonValue& value) {
+  for (const auto& member : value.GetObject()) {
+    if (is(view_of(member.name), "type")) {
+      return member.value.IsString() ? std::optional(view_of(member.value)) : std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+// One pass over the item's members finds its type and parts; the names are then
+// given in the order the target's report has always listed them.
 void responses_item_unmodelled(const Message& message,
                                const std::function<void(std::string_view)>& unheld) {
   if (message.json == nullptr || !message.json->IsObject() || message.kind != Kind::turn) {
     return;
   }
-  auto type = string_member(*message.json, "type").value_or("message");
-  bool opaque = type != "message" && type != "function_call" && type != "custom_tool_call" &&
-                type != "function_call_output" && type != "custom_tool_call_output" &&
-                type != "reasoning";
-  bool one_opaque_block = message.content.is_blocks() && message.content.blocks.size() == 1 &&
-                          message.content.blocks.front().type == BlockType::unknown;
+  // Each the first of its name, as find_member finds them.
+  const JsonValue* type_value = nullptr;
+  const JsonValue* content = nullptr;
+  const JsonValue* output = nullptr;
+  const JsonValue* summary = nullptr;
+  bool unmodelled = false;  // a member past those every format holds
+  for (const auto& member : message.json->GetObject()) {
+    std::string_view key = view_of(member.name);
+    switch (item_member(key)) {
+      case ItemMember::modelled: {
+        const JsonValue** slot = is(key, "type")      ? &type_value
+                                 : is(key, "content") ? &content
+                                 : is(key, "output")  ? &output
+                                 : is(key, "summary") ? &summary
+                                                      : nullptr;
+        if (slot != nullptr && *slot == nullptr) {
+          *slot = &member.value;
+        }
+        break;
+      }
+      default:
+        unmodelled = unmodelled || !member.value.IsNull();
+        break;
+    }
+  }
+  const std::string_view type =
+      type_value != nullptr && type_value->IsString() ? view_of(*type_value) : "message";
+  const bool message_item = is(type, "message");
+  const bool custom = is(type, "custom_tool_call") || is(type, "custom_tool_call_output");
+  const bool opaque = !message_item && !custom && !is(type, "function_call") &&
+                      !is(type, "function_call_output") && !is(type, "reasoning");
+  const bool one_opaque_block = message.content.is_blocks() && message.content.blocks.size() == 1 &&
+                                message.content.blocks.front().type == BlockType::unknown;
   if (opaque || one_opaque_block) {
     return;  // the whole item is a block the target counts
   }
-  if (type == "custom_tool_call" || type == "custom_tool_call_output") {
+  if (custom) {
     // Free-text input (Codex's apply_patch) goes elsewhere as a function call with
     // the input {"input": TEXT}, and comes back as one: that it was custom is lost.
     unheld("custom tool calls");
   }
   // A text part's members beyond its text (annotations, prompt_cache_breakpoint), and
   // an image part's detail but the API's default (written back as "auto").
-  const JsonValue* parts = type == "message" ? find_member(*message.json, "content")
-                           : type == "function_call_output" ? find_member(*message.json, "output")
-                                                            : nullptr;
+  const JsonValue* parts = message_item ? content : is(type, "function_call_output") ? output : nullptr;
   if (parts != nullptr && parts->IsArray()) {
     for (const JsonValue& part : parts->GetArray()) {
-      auto part_type = part.IsObject() ? string_member(part, "type") : std::nullopt;
-      if (part_type && *part_type == "input_image") {
+      auto part_type = part.IsObject() ? type_of(part) : std::nullopt;
+      if (part_type && is(*part_type, "input_image")) {
         if (auto detail = string_member(part, "detail"); detail && *detail != "auto") {
           unheld("detail of image blocks");
         }
         continue;
       }
-      if (!part_type || (*part_type != "input_text" && *part_type != "output_text")) {
+      if (!part_type || (!is(*part_type, "input_text") && !is(*part_type, "output_text"))) {
         continue;
       }
       for (const auto& member : part.GetObject()) {
         std::string_view key = view_of(member.name);
-        if (key != "type" && key != "text" && !says_nothing(member.value)) {
+        if (!is(key, "type") && !is(key, "text") && !says_nothing(member.value)) {
           unheld(fmt::format("{} of text blocks", key));
         }
       }
@@ -359,34 +435,43 @@ void responses_item_unmodelled(const Message& message,
   }
   // Reasoning read from `content` (an open-weight model's reasoning_text parts, no
   // summary): elsewhere it is thinking, which comes back as a summary.
-  if (type == "reasoning") {
+  if (is(type, "reasoning")) {
     bool summarised = false;
-    if (const JsonValue* summary = find_member(*message.json, "summary");
-        summary != nullptr && summary->IsArray()) {
+    if (summary != nullptr && summary->IsArray()) {
       for (const JsonValue& part : summary->GetArray()) {
         summarised = summarised || (part.IsObject() && string_member(part, "text"));
       }
     }
-    const JsonValue* content = find_member(*message.json, "content");
     if (!summarised && content != nullptr && content->IsArray() && !content->Empty()) {
       unheld("reasoning_text parts");
     }
   }
+  if (!unmodelled) {
+    return;
+  }
   for (const auto& member : message.json->GetObject()) {
-    std::string_view key = view_of(member.name);
-    if (member.value.IsNull() || one_of(key, k_modelled_members)) {
+    if (member.value.IsNull()) {
       continue;
     }
-    if (key == "encrypted_content") {
-      unheld("encrypted reasoning");
-    } else if (key == "id") {
-      unheld("item ids");
-    } else if (key == "status") {
-      unheld("status of items");  // the common ones without a format call each
-    } else if (key == "phase") {
-      unheld("phase of items");
-    } else {
-      unheld(fmt::format("{} of items", key));
+    std::string_view key = view_of(member.name);
+    switch (item_member(key)) {
+      case ItemMember::modelled:
+        break;
+      case ItemMember::encrypted_content:
+        unheld("encrypted reasoning");
+        break;
+      case ItemMember::id:
+        unheld("item ids");
+        break;
+      case ItemMember::status:
+        unheld("status of items");  // the common ones without a format call each
+        break;
+      case ItemMember::phase:
+        unheld("phase of items");
+        break;
+      case ItemMember::other:
+        unheld(fmt::format("{} of items", key));
+        break;
     }
   }
 }
