@@ -250,7 +250,7 @@ TEST_CASE("escape_json writes what the byte-at-a-time escaper writes, within its
   // one at a step's last byte, runs of them), at every length of a string's tail,
   // and pseudo-random strings of every density.
   const char specials[] = {'"', '\\', '\n', '\x00', '\x1f', '\x1a', '\x7f', '\x80', '\xff'};
-  for (std::size_t length : {16, 63, 64, 65, 79, 80, 81, 127, 128, 150, 200}) {
+  for (std::size_t length : {16, 63, 64, 65, 79, 80, 81, 95, 96, 97, 127, 128, 150, 200}) {
     for (std::size_t i = 0; i < length; i += (length > 100 ? 3 : 1)) {
       for (std::size_t j = i; j < length; j += 5) {
         std::string text(length, 'a');
