@@ -1,8 +1,9 @@
 // A regular file read through a sliding read-only mapping instead of read(2): the
-// record reader finds each line in the page cache and copies it where it parses
-// it, without a system call and the kernel's page-cache walk for each read (system
-// time of a streaming conversion about halved). Only the window being read is
-// mapped, so address space and resident memory stay flat whatever the file's size.
+// record reader finds each line in the page cache, parses it there and copies it
+// once, to keep, without a system call and the kernel's page-cache walk for each
+// read (system time of a streaming conversion about halved). Only the window being
+// read is mapped, so address space and resident memory stay flat whatever the
+// file's size.
 #pragma once
 
 #include <cstddef>
