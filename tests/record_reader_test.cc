@@ -237,13 +237,18 @@ TEST_CASE("a long first line cut short is an error on its line", "[io]") {
 
 namespace {
 
-// Sets the long-line size for the life of a test.
-struct LongLineSize {
-  explicit LongLineSize(std::size_t bytes) { RecordReader::set_long_line_size(bytes); }
-  ~LongLineSize() { RecordReader::set_long_line_size(RecordReader::k_long_line); }
-  LongLineSize(const LongLineSize&) = delete;
-  LongLineSize& operator=(const LongLineSize&) = delete;
+// Sets a size the reader takes for the whole process (`Set`) for the life of a
+// test, and back to `Default`.
+template <void (*Set)(std::size_t), std::size_t Default>
+struct ScopedSize {
+  explicit ScopedSize(std::size_t bytes) { Set(bytes); }
+  ~ScopedSize() { Set(Default); }
+  ScopedSize(const ScopedSize&) = delete;
+  ScopedSize& operator=(const ScopedSize&) = delete;
 };
+// The long-line size; the mapping's window.
+using LongLineSize = ScopedSize<&RecordReader::set_long_line_size, RecordReader::k_long_line>;
+using WindowSize = ScopedSize<&MappedFile::set_window_size, MappedFile::k_window>;
 
 }  // namespace
 
@@ -363,14 +368,6 @@ class MappedCount final : public ByteSource {
  private:
   std::unique_ptr<ByteSource> m_input;
   std::size_t& m_mapped;
-};
-
-// Sets the mapping's window for a test, and back.
-struct WindowSize {
-  explicit WindowSize(std::size_t bytes) { MappedFile::set_window_size(bytes); }
-  ~WindowSize() { MappedFile::set_window_size(MappedFile::k_window); }
-  WindowSize(const WindowSize&) = delete;
-  WindowSize& operator=(const WindowSize&) = delete;
 };
 
 }  // namespace
