@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "formats/json_out.h"
@@ -407,9 +408,16 @@ TEST_CASE("a file read through its mapping gives the records its bytes do", "[io
   const std::vector<Record> want = read_records(buffered);
   REQUIRE(want.size() > 3000);
   CHECK(want.back().raw == "{\"last\":true}");
-  for (std::size_t window : {MappedFile::k_window, std::size_t{4096}, std::size_t{65536 + 100}}) {
-    INFO("window " << window);
+  // (window, long-line size): the last makes most lines long, after blank lines too.
+  const std::pair<std::size_t, std::size_t> settings[] = {
+      {MappedFile::k_window, RecordReader::k_long_line},
+      {4096, RecordReader::k_long_line},
+      {65536 + 100, RecordReader::k_long_line},
+      {65536, 600}};
+  for (auto [window, long_line] : settings) {
+    INFO("window " << window << ", long lines from " << long_line);
     WindowSize size(window);
+    LongLineSize long_size(long_line);
     std::size_t mapped_bytes = 0;
     RecordReader mapped(std::make_unique<MappedCount>(open_input(file.path), mapped_bytes), file.path);
     std::vector<Record> got = read_records(mapped);

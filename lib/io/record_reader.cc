@@ -360,6 +360,7 @@ bool RecordReader::next_mapped(Record& record) {
     }
     ++m_line;
     long_line = length >= long_line_size();
+    in_map = false;  // not left from a blank line before
     if (!long_line) {
       std::size_t available = 0;
       const char* data = m_map->at(start, available);
