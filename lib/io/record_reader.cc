@@ -360,40 +360,33 @@ bool RecordReader::next_mapped(Record& record) {
     }
     ++m_line;
     long_line = length >= long_line_size();
-    in_map = false;  // not left from a blank line before
+    const char* data = nullptr;
+    in_map = false;
     if (!long_line) {
       std::size_t available = 0;
-      const char* data = m_map->at(start, available);
+      data = m_map->at(start, available);
       in_map = available > length + k_json_parse_padding;
-      if (in_map) {
-        line = std::string_view(data, length);
-        if (!line.empty() && line.back() == '\r') {
-          line.remove_suffix(1);
-        }
-        if (is_blank(line)) {
-          continue;
-        }
-        record.raw.assign(line.data(), line.size());
-        break;
-      }
     }
     char* block = nullptr;  // a long line's: its record's bytes, laid out for Bytes::adopt
-    if (long_line) {
-      block = static_cast<char*>(std::malloc(Bytes::k_header + length + k_json_parse_padding));
-      if (block == nullptr) {
-        throw std::bad_alloc();
+    if (!in_map) {
+      if (long_line) {
+        block = static_cast<char*>(std::malloc(Bytes::k_header + length + k_json_parse_padding));
+        if (block == nullptr) {
+          throw std::bad_alloc();
+        }
+      } else if (m_capacity < length + 1) {
+        grow(length + 1);
       }
-    } else if (m_capacity < length + 1) {
-      grow(length + 1);
+      char* const to = long_line ? block + Bytes::k_header : buffer();
+      try {
+        copy_mapped(start, length, to);
+      } catch (...) {
+        std::free(block);
+        throw;
+      }
+      data = to;
     }
-    char* const to = long_line ? block + Bytes::k_header : buffer();
-    try {
-      copy_mapped(start, length, to);
-    } catch (...) {
-      std::free(block);
-      throw;
-    }
-    line = std::string_view(to, length);
+    line = std::string_view(data, length);
     if (!line.empty() && line.back() == '\r') {
       line.remove_suffix(1);
     }
