@@ -1,16 +1,44 @@
 #include "formats/object_writer.h"
 
+#include <cstring>
+
 namespace convo {
 
 ObjectWriter::ObjectWriter(JsonWriter& writer, const JsonValue* original)
     : m_writer(writer), m_original(original != nullptr && original->IsObject() ? original : nullptr) {
-  m_entries.reserve(8);  // most objects set fewer: one allocation, not four
+  m_entries = static_cast<Entry*>(take(k_first_entries * sizeof(Entry), alignof(Entry)));
+  m_capacity = k_first_entries;
+}
+
+ObjectWriter::~ObjectWriter() {
+  for (std::size_t i = 0; i < m_count; ++i) {
+    drop_callable(m_entries[i]);
+  }
+}
+
+void* ObjectWriter::take(std::size_t size, std::size_t align) {
+  const std::size_t at = (m_used + align - 1) & ~(align - 1);
+  if (at + size <= k_room) {
+    m_used = at + size;
+    return m_room + at;
+  }
+  // operator new[] aligns to max_align_t, the most `set` takes.
+  return m_overflow.emplace_back(new std::byte[size]).get();
+}
+
+std::string_view ObjectWriter::copy(std::string_view text) {
+  if (text.empty()) {
+    return std::string_view("", 0);  // the writer takes no null pointer
+  }
+  auto* at = static_cast<char*>(take(text.size(), 1));
+  std::memcpy(at, text.data(), text.size());
+  return {at, text.size()};
 }
 
 ObjectWriter::Entry* ObjectWriter::find(std::string_view key) {
-  for (Entry& entry : m_entries) {
-    if (entry.key == key) {
-      return &entry;
+  for (std::size_t i = 0; i < m_count; ++i) {
+    if (m_entries[i].key == key) {
+      return &m_entries[i];
     }
   }
   return nullptr;
@@ -20,38 +48,25 @@ ObjectWriter::Entry& ObjectWriter::entry(std::string_view key) {
   if (Entry* found = find(key)) {
     return *found;
   }
-  Entry& added = m_entries.emplace_back();
+  if (m_count == m_capacity) {
+    auto* grown = static_cast<Entry*>(take(2 * m_capacity * sizeof(Entry), alignof(Entry)));
+    std::memcpy(static_cast<void*>(grown), m_entries, m_count * sizeof(Entry));
+    m_entries = grown;
+    m_capacity *= 2;
+  }
+  Entry& added = *::new (&m_entries[m_count]) Entry();
+  ++m_count;
   added.key = key;
   return added;
-}
-
-ObjectWriter& ObjectWriter::set(std::string_view key, WriteFn write) {
-  Entry& e = entry(key);
-  e.kind = write ? Entry::Kind::write : Entry::Kind::remove;
-  e.write = std::move(write);
-  return *this;
-}
-
-ObjectWriter& ObjectWriter::set_blocks(std::string_view key, std::vector<const Block*> blocks,
-                                       std::function<void(JsonWriter&, const Block&)> write_one) {
-  if (blocks.empty()) {
-    return original_has(key) ? remove(key) : *this;
-  }
-  return set(key, [blocks = std::move(blocks), write_one = std::move(write_one)](JsonWriter& w) {
-    w.StartArray();
-    for (const Block* block : blocks) {
-      write_one(w, *block);
-    }
-    w.EndArray();
-  });
 }
 
 ObjectWriter& ObjectWriter::set_string(std::string_view key, std::string_view value) {
   // A copy: callers pass temporaries, and the value is written only in write().
   Entry& e = entry(key);
+  const std::string_view text = copy(value);
+  drop_callable(e);
   e.kind = Entry::Kind::string;
-  e.write = nullptr;
-  e.text.assign(value);
+  e.text = text;
   return *this;
 }
 
@@ -65,9 +80,10 @@ ObjectWriter& ObjectWriter::set_int(std::string_view key, std::int64_t value) {
 
 ObjectWriter& ObjectWriter::set_raw(std::string_view key, std::string_view json) {
   Entry& e = entry(key);
+  const std::string_view text = copy(json);
+  drop_callable(e);
   e.kind = Entry::Kind::raw;
-  e.write = nullptr;
-  e.text.assign(json);
+  e.text = text;
   return *this;
 }
 
@@ -76,7 +92,10 @@ ObjectWriter& ObjectWriter::set_null(std::string_view key) {
 }
 
 ObjectWriter& ObjectWriter::remove(std::string_view key) {
-  return set(key, WriteFn());
+  Entry& e = entry(key);
+  drop_callable(e);
+  e.kind = Entry::Kind::remove;
+  return *this;
 }
 
 bool ObjectWriter::original_has(std::string_view key) const {
@@ -86,7 +105,7 @@ bool ObjectWriter::original_has(std::string_view key) const {
 void ObjectWriter::write_value(Entry& entry) {
   switch (entry.kind) {
     case Entry::Kind::write:
-      entry.write(m_writer);
+      entry.call(entry.fn, m_writer);
       break;
     case Entry::Kind::string:
       m_writer.String(entry.text.data(), static_cast<rapidjson::SizeType>(entry.text.size()));
@@ -116,7 +135,8 @@ void ObjectWriter::write() {
       }
     }
   }
-  for (Entry& entry : m_entries) {
+  for (std::size_t i = 0; i < m_count; ++i) {
+    Entry& entry = m_entries[i];
     if (!entry.used && entry.kind != Entry::Kind::remove) {
       m_writer.Key(entry.key.data(), static_cast<rapidjson::SizeType>(entry.key.size()));
       write_value(entry);
