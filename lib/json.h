@@ -297,7 +297,19 @@ inline JsonBaseAllocator& json_base_allocator() {
 using JsonAllocator = rapidjson::MemoryPoolAllocator<JsonBaseAllocator>;
 using JsonDoc = rapidjson::GenericDocument<rapidjson::UTF8<>, JsonAllocator, JsonBaseAllocator>;
 using JsonValue = rapidjson::GenericValue<rapidjson::UTF8<>, JsonAllocator>;
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+// RapidJSON's writer, whose stack of open arrays and objects takes its memory from
+// one allocator for all (RapidJSON's default makes one on the heap for each writer,
+// an allocation a record).
+class JsonWriter : public rapidjson::Writer<rapidjson::StringBuffer> {
+ public:
+  explicit JsonWriter(rapidjson::StringBuffer& out) : Writer(out, &level_allocator()) {}
+
+ private:
+  static rapidjson::CrtAllocator& level_allocator() {
+    static rapidjson::CrtAllocator allocator;  // stateless
+    return allocator;
+  }
+};
 
 // Deeper nesting than this is a parse error. Every recursive walk over parsed JSON
 // (copying, writing) is then bounded, so hostile input cannot overflow the stack.

@@ -543,11 +543,12 @@ class OpenAIEncoder final : public EncoderBase {
       return false;
     }
     write_reasoning(object, same ? m.json : nullptr, reasoning);
-    object.set("content", [&](JsonWriter& w) { write_content(w, m, parts, !calls.empty()); });
+    const bool has_calls = !calls.empty();
+    object.set("content", [&, has_calls](JsonWriter& w) { write_content(w, m, parts, has_calls); });
     if (!m.name.empty()) {
       object.set_string("name", m.name);
     }
-    object.set_blocks("tool_calls", calls,
+    object.set_blocks("tool_calls", std::move(calls),
                       [&](JsonWriter& w, const Block& call) { write_tool_call(w, m, call); });
     object.write();
     values.close();

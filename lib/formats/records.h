@@ -40,7 +40,7 @@ class Records {
     char* at = m_buffer->Push(json.size() + 1);
     std::memcpy(at, json.data(), json.size());
     at[json.size()] = '\n';
-    m_ends.push_back(m_buffer->GetSize() - m_start);
+    push_end();
   }
   // The buffer to write the next record into (with a `JsonWriter` of its own), up
   // to `close()` or `cancel()`. Nothing else is added in between.
@@ -48,41 +48,61 @@ class Records {
   // Ends the record written since `open()`.
   void close() {
     m_buffer->Put('\n');
-    m_ends.push_back(m_buffer->GetSize() - m_start);
+    push_end();
   }
   // Takes back what was written since `open()`: no record after all.
   void cancel() {
-    m_buffer->Pop(m_buffer->GetSize() - m_start - (m_ends.empty() ? 0 : m_ends.back()));
+    m_buffer->Pop(m_buffer->GetSize() - m_start - (m_count == 0 ? 0 : end_of(m_count - 1)));
   }
 
-  std::size_t size() const { return m_ends.size(); }
-  bool empty() const { return m_ends.empty(); }
+  std::size_t size() const { return m_count; }
+  bool empty() const { return m_count == 0; }
   // Record `i`, without its LF.
   std::string_view operator[](std::size_t i) const {
-    std::size_t from = i == 0 ? 0 : m_ends[i - 1];
-    return {base() + from, m_ends[i] - from - 1};
+    std::size_t from = i == 0 ? 0 : end_of(i - 1);
+    return {base() + from, end_of(i) - from - 1};
   }
   std::string_view front() const { return (*this)[0]; }
   // Every record, each followed by its LF: the lines to write.
-  std::string_view lines() const { return {base(), m_ends.empty() ? 0 : m_ends.back()}; }
+  std::string_view lines() const { return {base(), m_count == 0 ? 0 : end_of(m_count - 1)}; }
   Iterator begin() const;
   Iterator end() const;
 
   // Takes back every record.
   void clear() {
     m_buffer->Pop(m_buffer->GetSize() - m_start);
-    m_ends.clear();
+    m_count = 0;
+    m_more_ends.clear();
   }
   // The records stay in the borrowed buffer when this goes.
   void keep() { m_kept = true; }
 
  private:
   const char* base() const { return m_buffer->stack_.template Bottom<char>() + m_start; }
+  // Where record `i`'s LF ends, from m_start.
+  std::size_t end_of(std::size_t i) const {
+    return i < k_first_ends ? m_first_ends[i] : m_more_ends[i - k_first_ends];
+  }
+  void push_end() {
+    const std::size_t end = m_buffer->GetSize() - m_start;
+    if (m_count < k_first_ends) {
+      m_first_ends[m_count] = end;
+    } else {
+      m_more_ends.push_back(end);
+    }
+    ++m_count;
+  }
+
+  // A message is most often one record, rarely more than a few: their ends are
+  // kept here without an allocation.
+  static constexpr std::size_t k_first_ends = 4;
 
   rapidjson::StringBuffer m_own;
   rapidjson::StringBuffer* m_buffer;
-  std::size_t m_start = 0;          // where the first record starts in `m_buffer`
-  std::vector<std::size_t> m_ends;  // where each record's LF ends, from m_start
+  std::size_t m_start = 0;  // where the first record starts in `m_buffer`
+  std::size_t m_count = 0;  // records
+  std::size_t m_first_ends[k_first_ends] = {};
+  std::vector<std::size_t> m_more_ends;  // the ends of records past k_first_ends
   bool m_kept = true;
 };
 

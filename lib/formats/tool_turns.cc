@@ -19,26 +19,6 @@ std::vector<ToolTurn> split_tool_turns(std::vector<Block> blocks, Role role) {
   return turns;
 }
 
-std::optional<std::vector<const Block*>> split_off_results(
-    const Message& message, const std::function<void(const Block& result)>& result) {
-  std::vector<const Block*> rest;
-  bool had_results = false;
-  if (message.content.is_blocks()) {
-    for (const Block& block : message.content.blocks) {
-      if (block.type == BlockType::tool_result) {
-        result(block);
-        had_results = true;
-      } else {
-        rest.push_back(&block);
-      }
-    }
-  }
-  if (had_results && rest.empty()) {
-    return std::nullopt;
-  }
-  return rest;
-}
-
 CallSplit split_calls(const std::vector<const Block*>& blocks, std::string_view invalid_type_name,
                       const std::function<bool(const Block&)>& also_in_content) {
   CallSplit split;

@@ -5,6 +5,7 @@
 // join the turns back.
 #pragma once
 
+#include <concepts>
 #include <functional>
 #include <map>
 #include <optional>
@@ -32,8 +33,30 @@ std::vector<ToolTurn> split_tool_turns(std::vector<Block> blocks, Role role);
 // returns the other blocks, which make the message written after the results;
 // nullopt when the message held nothing but results. A message whose content is a
 // string has no results and no blocks.
-std::optional<std::vector<const Block*>> split_off_results(
-    const Message& message, const std::function<void(const Block& result)>& result);
+// (A template: a lambda capturing the encoder, its output and the message is too
+// large for a std::function to hold without an allocation, and this runs for each
+// message.)
+template <class OnResult>
+  requires std::invocable<OnResult&, const Block&>
+std::optional<std::vector<const Block*>> split_off_results(const Message& message,
+                                                           OnResult&& result) {
+  std::vector<const Block*> rest;
+  bool had_results = false;
+  if (message.content.is_blocks()) {
+    for (const Block& block : message.content.blocks) {
+      if (block.type == BlockType::tool_result) {
+        result(block);
+        had_results = true;
+      } else {
+        rest.push_back(&block);
+      }
+    }
+  }
+  if (had_results && rest.empty()) {
+    return std::nullopt;
+  }
+  return rest;
+}
 
 // The blocks of a message as the LangChain-style formats (langchain, synaptic) write
 // them: tool calls (into `tool_calls`), invalid tool calls (`invalid_tool_calls`,
