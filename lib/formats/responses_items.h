@@ -30,6 +30,17 @@ bool holds_responses_items(Format format);
 void decode_responses_item(const JsonValue& item, const std::string& path, Message& message,
                            std::string_view raw = {});
 
+// Shared by the decoder and the encoder (responses_items_encode.cc):
+// True when a file's name, or the path of its URL, ends in ".pdf": an input_file has
+// no place for a media type, and the API tells a PDF by its name.
+bool responses_names_pdf(std::string_view name);
+// Decodes the reasoning item `item` into `message`: a thinking block whose text is
+// its summary parts', else its reasoning_text content's (open-weight models),
+// joined by blank lines; an opaque block when it holds only an id or encrypted
+// content.
+void decode_responses_reasoning(const JsonValue& item, const std::string& path,
+                                Message& message);
+
 // How many of `record`'s signs say it is a Responses item: positive when it is one,
 // 0 when it could be, negative when it cannot be.
 int sniff_responses_item(const JsonValue& record);
