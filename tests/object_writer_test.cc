@@ -123,7 +123,7 @@ TEST_CASE("an object writer's empty block list leaves the member out", "[object_
   }
 }
 
-TEST_CASE("records past the first few are kept and taken back like the first", "[object_writer]") {
+TEST_CASE("records past the first few are kept and taken back like the first", "[records]") {
   rapidjson::StringBuffer buffer;
   buffer.Put('>');
   Records records(buffer);

@@ -1,6 +1,8 @@
 #include "formats/object_writer.h"
 
 #include <cstring>
+#include <memory>
+#include <utility>
 
 namespace convo {
 
@@ -22,8 +24,12 @@ void* ObjectWriter::take(std::size_t size, std::size_t align) {
     m_used = at + size;
     return m_room + at;
   }
-  // operator new[] aligns to max_align_t, the most `set` takes.
-  return m_overflow.emplace_back(new std::byte[size]).get();
+  // operator new[] aligns to max_align_t, the most `set` takes. Owned before the
+  // list grows, so that a list that cannot grow leaks nothing.
+  auto block = std::make_unique_for_overwrite<std::byte[]>(size);
+  std::byte* const taken = block.get();
+  m_overflow.push_back(std::move(block));
+  return taken;
 }
 
 std::string_view ObjectWriter::copy(std::string_view text) {

@@ -7,11 +7,8 @@
 #include <optional>
 
 #include "formats/api_body.h"
-#include "formats/api_error.h"
 #include "formats/fields.h"
 #include "formats/json_out.h"
-#include "formats/mapping.h"
-#include "formats/object_writer.h"
 
 namespace convo {
 

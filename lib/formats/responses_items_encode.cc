@@ -3,11 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <optional>
 
-#include "formats/api_body.h"
 #include "formats/api_error.h"
-#include "formats/fields.h"
 #include "formats/json_out.h"
 #include "formats/mapping.h"
 #include "formats/object_writer.h"
