@@ -104,6 +104,9 @@ void add_input_flags(CLI::App& sub, InputArgs& args) {
             return "";
           },
           "SIZE"));
+  sub.add_flag("--mmap", args.mmap,
+               "Read regular files through a memory mapping instead of read(2): the same "
+               "records; faster or slower by the machine");
   sub.add_flag("-q,--quiet", args.quiet, "No progress line on stderr (warnings still appear); check: no reports either, the exit status only");
   sub.add_flag("--progress", args.progress,
                "Show progress on stderr even when it is not a terminal (never while stdout is the same terminal)");
@@ -141,6 +144,7 @@ ReadOptions read_options(const InputArgs& args) {
     options.on_error = OnError::keep;
   }
   options.max_record_size = parse_size(args.max_record_size).value_or(k_default_max_record_size);
+  options.map_files = args.mmap;
   options.jobs = args.jobs != 0 ? args.jobs : std::max(1u, std::thread::hardware_concurrency());
   if (shows_progress(args)) {
     options.progress = &g_progress;

@@ -30,6 +30,7 @@ struct InputArgs {
   bool quiet = false;     // no progress line
   bool progress = false;  // a progress line even when stderr is not a terminal
   std::string max_record_size = "1G";  // --max-record-size: bytes, or with K, M, G
+  bool mmap = false;  // --mmap: regular files through a mapping, not read(2)
 };
 
 void add_input_flags(CLI::App& sub, InputArgs& args);

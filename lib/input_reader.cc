@@ -142,7 +142,8 @@ class InputReader {
     std::string name = display_name(path);
     std::unique_ptr<ByteSource> input = m_open(path);
     input = counted(std::move(input), m_options.progress);
-    RecordReader reader(decompressing(std::move(input), name), name, m_options.max_record_size);
+    RecordReader reader(decompressing(std::move(input), name), name, m_options.max_record_size,
+                        m_options.map_files);
     try {
       read_records(reader);
     } catch (const std::bad_alloc&) {

@@ -55,6 +55,8 @@ struct ReadOptions {
   Progress* progress = nullptr;  // counters to update, or none
   // Longer records stop the run (RecordReader); `--max-record-size`.
   std::uint64_t max_record_size = k_default_max_record_size;
+  // Read regular files through a mapping, not read(2) (RecordReader); `--mmap`.
+  bool map_files = false;
   // For a whole-conversation subcommand: an input from which the stage writes nothing
   // gets a warning saying why (only bookkeeping records, no records at all).
   // `run_stage` only.

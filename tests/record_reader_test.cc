@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "formats/json_out.h"
+#include "diagnostics.h"
 #include "error.h"
 #include "input_reader.h"
 #include "io/mapped_file.h"
@@ -373,8 +374,8 @@ class MappedCount final : public ByteSource {
 
 }  // namespace
 
-// A regular file past the buffer's first read is read through a mapping after its
-// first record (io/mapped_file.h): every record must come out as the buffer reads
+// A regular file past the buffer's first read is read, with --mmap, through a
+// mapping after its first record (io/mapped_file.h): every record must come out as the buffer reads
 // it, whatever the line (CRLF, blank, bad, lone surrogates, a NUL, longer than the
 // mapping's window, last without a newline), and wherever it ends in a window: a
 // line is parsed in the mapping, with the next lines after it, and must stop at its
@@ -419,7 +420,8 @@ TEST_CASE("a file read through its mapping gives the records its bytes do", "[io
     WindowSize size(window);
     LongLineSize long_size(long_line);
     std::size_t mapped_bytes = 0;
-    RecordReader mapped(std::make_unique<MappedCount>(open_input(file.path), mapped_bytes), file.path);
+    RecordReader mapped(std::make_unique<MappedCount>(open_input(file.path), mapped_bytes), file.path,
+                        k_default_max_record_size, true);
     std::vector<Record> got = read_records(mapped);
     CHECK(mapped_bytes > text.size() - (std::size_t{2} << 20));  // all past the first read
     REQUIRE(got.size() == want.size());
@@ -442,7 +444,7 @@ TEST_CASE("a file read through its mapping gives the records its bytes do", "[io
 // window and a small one. (That the parse stops at the newline, and reads no
 // further, json_test.cc shows before an unreadable page: here a parse that went on
 // would fail all the same when its text is looked at again.)
-TEST_CASE("mapped lines cut short before lines that would complete them are each an error", "[io]") {
+TEST_CASE("lines cut short before lines that would complete them are each an error, mapped or read", "[io]") {
   std::string text = "{\"first\":1}\n";
   while (text.size() < (std::size_t{3} << 20)) {
     text += "{\"t\":\"" + std::string(1000, 'u') + "\"}\n";
@@ -453,9 +455,9 @@ TEST_CASE("mapped lines cut short before lines that would complete them are each
   }
   text += "1]\n";
   TempFile file(text);
-  for (std::size_t window : {MappedFile::k_window, std::size_t{4096}}) {
-    WindowSize size(window);
-    RecordReader reader(open_input(file.path), file.path);
+  for (std::size_t window : {std::size_t{0}, MappedFile::k_window, std::size_t{4096}}) {
+    WindowSize size(window == 0 ? MappedFile::k_window : window);
+    RecordReader reader(open_input(file.path), file.path, k_default_max_record_size, window != 0);
     std::vector<Record> got = read_records(reader);
     std::size_t bad = 0;
     for (const Record& record : got) {
@@ -478,7 +480,7 @@ TEST_CASE("a mapped file that shrinks under the reader is an error, not a crash"
     text += line;
   }
   TempFile file(text);
-  RecordReader reader(open_input(file.path), file.path);
+  RecordReader reader(open_input(file.path), file.path, k_default_max_record_size, true);
   Record record;
   for (int i = 0; i < 10; ++i) {
     REQUIRE(reader.next(record));
@@ -497,7 +499,7 @@ TEST_CASE("a mapped file that shrinks under the reader is an error, not a crash"
   CHECK(read >= (std::size_t{3} << 20) / line.size() - 1);
 }
 
-TEST_CASE("a mapped line past 1 MB with a NUL byte stops the run at the NUL", "[io]") {
+TEST_CASE("a line past 1 MB with a NUL byte stops the run at the NUL, mapped or read", "[io]") {
   std::string text = "{\"first\":1}\n";
   while (text.size() < (std::size_t{3} << 20)) {
     text += "{\"t\":\"" + std::string(1000, 'w') + "\"}\n";
@@ -506,15 +508,17 @@ TEST_CASE("a mapped line past 1 MB with a NUL byte stops the run at the NUL", "[
   line[1500000] = '\0';
   text += line + "\n{\"after\":1}\n";
   TempFile file(text);
-  RecordReader reader(open_input(file.path), file.path);
-  Record record;
-  try {
-    while (reader.next(record)) {
+  for (bool map : {true, false}) {
+    RecordReader reader(open_input(file.path), file.path, k_default_max_record_size, map);
+    Record record;
+    try {
+      while (reader.next(record)) {
+      }
+      FAIL("the NUL went unnoticed");
+    } catch (const Error& error) {
+      CHECK_THAT(error.what(), Catch::Contains("NUL byte in JSON text"));
+      CHECK(error.where().column == 1500001);
     }
-    FAIL("the NUL went unnoticed");
-  } catch (const Error& error) {
-    CHECK_THAT(error.what(), Catch::Contains("NUL byte in JSON text"));
-    CHECK(error.where().column == 1500001);
   }
 }
 
@@ -527,8 +531,43 @@ TEST_CASE("the progress count counts a mapped file's bytes once", "[io]") {
   Progress progress;
   std::size_t mapped_bytes = 0;
   RecordReader reader(
-      counted(std::make_unique<MappedCount>(open_input(file.path), mapped_bytes), &progress), file.path);
+      counted(std::make_unique<MappedCount>(open_input(file.path), mapped_bytes), &progress), file.path,
+      k_default_max_record_size, true);
   CHECK(read_records(reader).size() == text.size() / 709);
   CHECK(mapped_bytes > 0);
   CHECK(progress.bytes.load() == text.size());
+}
+
+namespace {
+class CountMessages final : public InputHandler {
+ public:
+  void message(Message&& message) override {
+    (void)message;
+    ++count;
+  }
+  std::size_t count = 0;
+};
+}  // namespace
+
+// --mmap (ReadOptions::map_files) maps a large file; without it the file is read
+// with read(2), the default (io/record_reader.h says why); the messages are the same.
+TEST_CASE("a file is read through a mapping only with map_files", "[io]") {
+  std::string text;
+  while (text.size() < (std::size_t{3} << 20)) {
+    text += "{\"role\":\"user\",\"content\":\"" + std::string(900, 'm') + "\"}\n";
+  }
+  TempFile file(text);
+  for (bool map : {false, true}) {
+    INFO("map_files " << map);
+    std::size_t mapped_bytes = 0;
+    ReadOptions options;
+    options.map_files = map;
+    CountMessages handler;
+    NullDiagnostics diagnostics;
+    read_inputs({file.path}, options, handler, diagnostics, [&](const std::string& path) {
+      return std::make_unique<MappedCount>(open_input(path), mapped_bytes);
+    });
+    CHECK(handler.count == text.size() / 929);
+    CHECK((mapped_bytes > 0) == map);
+  }
 }

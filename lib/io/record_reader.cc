@@ -38,10 +38,11 @@ bool may_continue(std::string_view line, const JsonParseError& error) {
 }  // namespace
 
 RecordReader::RecordReader(std::unique_ptr<ByteSource> input, std::string display_name,
-                           std::uint64_t max_record_size)
+                           std::uint64_t max_record_size, bool map_files)
     : m_input(std::move(input)),
       m_file(std::make_shared<const std::string>(std::move(display_name))),
-      m_max_record_size(max_record_size) {}
+      m_max_record_size(max_record_size),
+      m_map_files(map_files) {}
 
 void RecordReader::too_long(std::uint64_t line) const {
   throw Error(Location{m_file, line},
@@ -159,7 +160,7 @@ bool RecordReader::next(Record& record) {
   if (m_document) {
     return next_in_document(record);
   }
-  if (!m_first && !m_map_tried) {
+  if (m_map_files && !m_first && !m_map_tried) {
     try_mapping();
   }
   if (m_map) {

@@ -43,16 +43,25 @@ inline constexpr std::uint64_t k_default_max_record_size = std::uint64_t{1} << 3
 // whatever --on-error says (it cannot be skipped or kept without being read whole).
 // A record that spans lines (document mode) is bounded the same way.
 //
-// A regular file larger than the buffer's first read is read, after its first
-// record, through a sliding mapping (io/mapped_file.h) instead of read(2): each line
-// is parsed where it is in the page cache and copied once, to be kept as read(2)'s
-// lines are, without the system call and the kernel's page-cache walk of each read.
-// The records are the same. A file that shrinks meanwhile is an error at the line
-// reached (read(2) would have ended early, and silently).
+// With `map_files` (--mmap), a regular file larger than the buffer's first read is
+// read, after its first record, through a sliding mapping (io/mapped_file.h)
+// instead of read(2): each line is parsed where it is in the page cache and copied
+// once, to be kept as read(2)'s lines are, without the system call and the
+// kernel's copy of each read. The records are the same. A file that shrinks
+// meanwhile is an error at the line reached (read(2) would have ended early, and
+// silently).
+//
+// Which is faster depends on the machine: a page fault for every few pages of the
+// mapping against a copy of every byte. On the machine of issue 16's last figures
+// (AMD EPYC, 2 cores, a VM) read(2) is: converting the 200 MB Responses and Codex
+// bench files takes 0.08-0.11 x parse-only less CPU than through the mapping
+// (README, Performance); on the one before it the mapping halved system time. So
+// read(2) is the default, and the mapping a flag, as ripgrep's --mmap is.
 class RecordReader {
  public:
   RecordReader(std::unique_ptr<ByteSource> input, std::string display_name,
-               std::uint64_t max_record_size = k_default_max_record_size);
+               std::uint64_t max_record_size = k_default_max_record_size,
+               bool map_files = false);
   ~RecordReader();
   RecordReader(const RecordReader&) = delete;
   RecordReader& operator=(const RecordReader&) = delete;
@@ -111,10 +120,11 @@ class RecordReader {
   // Bytes read from m_input (the offset of m_end in it); with a mapping, the
   // file offset up to which the source was read or told of (ByteSource::mapped).
   std::uint64_t m_read = 0;
-  // A regular file is read through a mapping after its first record (which the
-  // buffer reads, for document mode to look back at): each line is parsed in the
-  // page cache and copied into its record (one at a window's end into the buffer
-  // first, a long line into its record, each parsed there).
+  // With `map_files`, a regular file is read through a mapping after its first
+  // record (which the buffer reads, for document mode to look back at): each line
+  // is parsed in the page cache and copied into its record (one at a window's end
+  // into the buffer first, a long line into its record, each parsed there).
+  bool m_map_files;
   bool m_map_tried = false;
   std::unique_ptr<MappedFile> m_map;
   std::uint64_t m_offset = 0;   // with a mapping: the file offset of the next line
