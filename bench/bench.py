@@ -225,7 +225,7 @@ def build_parse_only():
     binary = OUT / "parse_only"
     source = ROOT / "bench" / "parse_only.cc"
     if not binary.exists() or binary.stat().st_mtime < source.stat().st_mtime:
-        subprocess.run(["g++", "-O2", "-DNDEBUG", "-std=c++20", str(source), "-o", str(binary)],
+        subprocess.run(["g++", "-O3", "-DNDEBUG", "-std=c++20", str(source), "-o", str(binary)],
                        check=True)
     return binary
 
