@@ -16,6 +16,9 @@
 
 namespace convo {
 
+// The members in which OpenAI-compatible providers return an assistant's reasoning.
+inline constexpr std::string_view k_openai_reasoning_members[] = {"reasoning_content", "reasoning"};
+
 int sniff_openai(const JsonValue& record);
 std::unique_ptr<Decoder> make_openai_decoder();
 std::unique_ptr<Encoder> make_openai_encoder(LossReport& loss);
