@@ -8,7 +8,9 @@ The parse-only baseline (bench/parse_only.cc) is built here with the same compil
 flags and allocator settings as convo. Corpora come from ../shared/bench/gen-corpus
 (deterministic) and are cached in bench/out/. Timings are wall-clock medians over
 --runs rounds; each round runs every benchmark once, in turn, so that a noisy
-neighbour slows all of them alike. Peak RSS is the largest seen for a benchmark.
+neighbour slows all of them alike. A row measured against parse-only gets that
+ratio for its median CPU time (user + system) too, the steadier figure on a shared
+machine. Peak RSS is the largest seen for a benchmark.
 --memory also runs the streaming benchmarks on a 1 GB input (the 200 MB one five
 times) to show that peak memory does not grow with input size.
 --big runs the BIG rows once instead (issue 15): 5 million short lines and a 1 GB
@@ -21,6 +23,7 @@ Add a benchmark by adding a row to BENCHMARKS.
 """
 import argparse
 import os
+import resource
 import shlex
 import statistics
 import subprocess
@@ -282,21 +285,32 @@ def corpus(name, copies=1):
     return big
 
 
+def cpu_of_children():
+    """User + system seconds of the children this process has waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_once(command):
-    """Wall seconds and peak RSS (MB) of one run; output goes to /dev/null.
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MB) of one run;
+    output goes to /dev/null.
 
     Peak RSS comes from GNU time: Linux carries a process's peak RSS across fork
     and exec, so measuring a child of this (large) Python process would report
-    Python's own size."""
+    Python's own size. CPU time is the children's, to the microsecond (GNU time's
+    %U and %S round to 10 ms, a tenth of a parse-only run of 200 MB on a fast
+    machine); it includes the shell's and GNU time's, about a millisecond."""
     start = time.perf_counter()
+    cpu_start = cpu_of_children()
     with open(os.devnull, "wb") as devnull:
         proc = subprocess.run([GNU_TIME, "-f", "%M", "sh", "-c", command], stdout=devnull,
                               stderr=subprocess.PIPE)
     elapsed = time.perf_counter() - start
+    cpu = cpu_of_children() - cpu_start
     err = proc.stderr.decode(errors="replace").strip().split("\n")
     if proc.returncode != 0:
         sys.exit(f"bench: failed ({proc.returncode}): {command}\n" + "\n".join(err))
-    return elapsed, int(err[-1]) / 1024
+    return elapsed, cpu, int(err[-1]) / 1024
 
 
 def run_big(command, limit_gb):
@@ -318,14 +332,18 @@ def run_big(command, limit_gb):
 
 
 def measure(rows, runs):
+    """Median wall and CPU seconds of each row, and its largest peak RSS."""
     times = {key: [] for key in rows}
+    cpus = {key: [] for key in rows}
     rss = {key: 0.0 for key in rows}
     for _ in range(runs):
         for key, command in rows.items():
-            elapsed, peak = run_once(command)
+            elapsed, cpu, peak = run_once(command)
             times[key].append(elapsed)
+            cpus[key].append(cpu)
             rss[key] = max(rss[key], peak)
-    return {key: statistics.median(v) for key, v in times.items()}, rss
+    return ({key: statistics.median(v) for key, v in times.items()},
+            {key: statistics.median(v) for key, v in cpus.items()}, rss)
 
 
 def main():
@@ -377,14 +395,19 @@ def main():
         rows[(name, corpus_name)] = command.format(
             convo=shlex.quote(args.convo), parse_only=shlex.quote(str(parse_only)),
             input=shlex.quote(str(corpus(corpus_name))))
-    medians, rss = measure(rows, args.runs)
+    medians, cpu_medians, rss = measure(rows, args.runs)
 
-    print(f"{'benchmark':44} {'corpus':6} {'median s':>9} {'ratio':>22} {'peak RSS MB':>12}")
+    # A parse-only row's ratio is given for wall time and for CPU time (user +
+    # system): on a shared machine the wall moves with the load, CPU time less.
+    print(f"{'benchmark':44} {'corpus':6} {'median s':>9} {'ratio':>22} {'peak RSS MB':>12} "
+          f"{'CPU ratio':>10}")
     for name, corpus_name, _, baseline in chosen:
         key = (name, corpus_name)
         ratio = ""
+        cpu_ratio = ""
         if baseline == "parse-only":
             ratio = f"{medians[key] / medians[('parse-only', corpus_name)]:.2f}x parse-only"
+            cpu_ratio = f"{cpu_medians[key] / cpu_medians[('parse-only', corpus_name)]:.2f}x"
         elif baseline and baseline.startswith("jq:"):
             others = baseline[3:].split("|")
             for other in others[1:]:
@@ -394,7 +417,8 @@ def main():
             ours = (others[0], corpus_name)
             ratio = f"jq {medians[key] / medians[ours]:.1f}x slower"
             name = f"{name} vs {others[0]}"
-        print(f"{name:44} {corpus_name:6} {medians[key]:9.3f} {ratio:>22} {rss[key]:12.1f}")
+        print(f"{name:44} {corpus_name:6} {medians[key]:9.3f} {ratio:>22} {rss[key]:12.1f} "
+              f"{cpu_ratio:>10}")
 
     if args.langchain:
         print("\nLangChain.js, one run (node tests/langchain/oracle.mjs, input on stdin):")
@@ -405,7 +429,7 @@ def main():
                 continue
             command = (f"node --max-old-space-size=8000 {shlex.quote(str(oracle))} {oracle_args} "
                        f"< {shlex.quote(str(corpus(corpus_name)))}")
-            elapsed, peak = run_once(command)
+            elapsed, _, peak = run_once(command)
             print(f"{name:44} {corpus_name:6} {elapsed:9.3f} "
                   f"{f'{elapsed / medians[key]:.0f}x convo':>22} {peak:12.1f}")
 
@@ -418,8 +442,8 @@ def main():
                                    input=shlex.quote(str(corpus(corpus_name))))
             big = command.format(convo=shlex.quote(args.convo), parse_only=str(parse_only),
                                  input=shlex.quote(str(corpus(corpus_name, 5))))
-            _, rss_small = run_once(small)
-            _, rss_big = run_once(big)
+            _, _, rss_small = run_once(small)
+            _, _, rss_big = run_once(big)
             print(f"{name:44} {corpus_name:6} {rss_small:8.1f} MB  {rss_big:8.1f} MB")
 
 
