@@ -55,7 +55,7 @@ inline constexpr std::uint64_t k_default_max_record_size = std::uint64_t{1} << 3
 // mapping against a copy of every byte. On the machine of issue 16's last figures
 // (AMD EPYC, 2 cores, a VM) read(2) is: converting the 200 MB Responses and Codex
 // bench files takes 0.08-0.11 x parse-only less CPU than through the mapping
-// (README, Performance); on the one before it the mapping halved system time. So
+// (README, Speed); on the one before it the mapping halved system time. So
 // read(2) is the default, and the mapping a flag, as ripgrep's --mmap is.
 class RecordReader {
  public:
