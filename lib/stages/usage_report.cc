@@ -36,7 +36,8 @@ std::string js_number(double value) {
   if (exponent >= 21 || exponent < -7) {
     out = digits.substr(0, 1);
     if (digits.size() > 1) {
-      out += "." + digits.substr(1);
+      out.push_back('.');  // not "." + digits.substr(1): GCC bug 105329 at -O3
+      out.append(digits, 1);
     }
     out += fmt::format("e{}{}", exponent < 0 ? "-" : "+", std::abs(exponent));
   } else if (exponent < 0) {
