@@ -42,4 +42,14 @@ TEST_CASE("iso_utc writes the time gmtime gives", "[session_ids]") {
     INFO(ms);
     REQUIRE(iso_utc(ms) == iso_utc_by_gmtime(ms));
   }
+  // A millisecond at a time, as the Codex writer counts (iso_utc keeps the text of
+  // the last second): across a second, a day, a year and back again.
+  for (std::int64_t start : {std::int64_t{1750310399990}, std::int64_t{1767225599990},
+                             std::int64_t{-10}, std::int64_t{253402300799990}}) {
+    for (std::int64_t ms = start; ms < start + 20; ++ms) {
+      INFO(ms);
+      REQUIRE(iso_utc(ms) == iso_utc_by_gmtime(ms));
+    }
+    REQUIRE(iso_utc(start) == iso_utc_by_gmtime(start));
+  }
 }

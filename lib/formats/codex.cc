@@ -319,23 +319,20 @@ class CodexEncoder final : public EncoderBase {
   // Adds the line of `type` holding `payload` (JSON text) to `values`.
   static void add_line(Records& values, std::string_view time, std::string_view type,
                        std::string_view payload) {
+    // The bytes a JSON writer gives for {"timestamp": time, "type": type, "payload":
+    // payload}, appended as they are: a writer's keys and strings cost more than
+    // the rest of the line but its payload, which is copied once.
     rapidjson::StringBuffer& buffer = values.open();
-    JsonWriter w(buffer);
-    w.StartObject();
-    w.Key("timestamp");
-    write_string(w, time);
-    w.Key("type");
-    write_string(w, type);
-    w.EndObject();
-    // The payload, most of the line, is copied once, straight after the members
-    // above (their object without its closing brace): the same bytes as writing it
-    // as the object's third member.
-    buffer.Pop(1);
-    constexpr std::string_view k_key = ",\"payload\":";
-    char* at = buffer.Push(k_key.size() + payload.size() + 1);
-    std::memcpy(at, k_key.data(), k_key.size());
-    std::memcpy(at + k_key.size(), payload.data(), payload.size());
-    at[k_key.size() + payload.size()] = '}';
+    auto append = [&buffer](std::string_view bytes) {
+      std::memcpy(buffer.Push(bytes.size()), bytes.data(), bytes.size());
+    };
+    append("{\"timestamp\":\"");
+    append_json_escaped(buffer, time);
+    append("\",\"type\":\"");
+    append_json_escaped(buffer, type);
+    append("\",\"payload\":");
+    append(payload);
+    buffer.Put('}');
     values.close();
   }
 

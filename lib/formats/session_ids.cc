@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <ctime>
+#include <limits>
 
 namespace convo {
 
@@ -69,41 +70,47 @@ void civil_from_days(std::int64_t days, std::int64_t& year, int& month, int& day
 std::string iso_utc(std::int64_t ms) {
   std::int64_t millis = ((ms % 1000) + 1000) % 1000;
   const std::int64_t seconds = (ms - millis) / 1000;
-  const std::int64_t day_seconds = ((seconds % 86400) + 86400) % 86400;
-  std::int64_t year = 0;
-  int month = 0;
-  int day = 0;
-  civil_from_days((seconds - day_seconds) / 86400, year, month, day);
-  if (year < 0 || year > 9999) {
-    // As gmtime_r gives it (a zeroed time where it fails).
-    auto time = static_cast<std::time_t>(seconds);
-    std::tm tm{};
-    gmtime_r(&time, &tm);
-    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900,
-                       tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
-  }
-  // By hand: fmt's parse of this format was a tenth of converting a file to Codex,
-  // which writes a time on every line.
-  std::tm tm{};
-  tm.tm_mon = month - 1;
-  tm.tm_mday = day;
-  tm.tm_hour = static_cast<int>(day_seconds / 3600);
-  tm.tm_min = static_cast<int>(day_seconds / 60 % 60);
-  tm.tm_sec = static_cast<int>(day_seconds % 60);
-  char out[] = "0000-00-00T00:00:00.000Z";
-  auto put = [&out](std::size_t at, int value, int digits) {
+  // The text up to the second, kept for the next call: the Codex writer gives each
+  // line a time, one millisecond after the last when the source has none, so most
+  // calls fall in the second before them, and the date's divisions were most of a
+  // call (4% of converting the Responses bench file to codex).
+  struct Second {
+    std::int64_t seconds = std::numeric_limits<std::int64_t>::min();
+    char text[25] = "0000-00-00T00:00:00.000Z";
+  };
+  thread_local Second last;
+  auto put = [](char* out, int value, int digits) {
     for (int i = digits - 1; i >= 0; --i, value /= 10) {
-      out[at + static_cast<std::size_t>(i)] = static_cast<char>('0' + value % 10);
+      out[i] = static_cast<char>('0' + value % 10);
     }
   };
-  put(0, static_cast<int>(year), 4);
-  put(5, tm.tm_mon + 1, 2);
-  put(8, tm.tm_mday, 2);
-  put(11, tm.tm_hour, 2);
-  put(14, tm.tm_min, 2);
-  put(17, tm.tm_sec, 2);
-  put(20, static_cast<int>(millis), 3);
-  return std::string(out, sizeof out - 1);
+  if (seconds != last.seconds) {
+    const std::int64_t day_seconds = ((seconds % 86400) + 86400) % 86400;
+    std::int64_t year = 0;
+    int month = 0;
+    int day = 0;
+    civil_from_days((seconds - day_seconds) / 86400, year, month, day);
+    if (year < 0 || year > 9999) {
+      // As gmtime_r gives it (a zeroed time where it fails).
+      auto time = static_cast<std::time_t>(seconds);
+      std::tm tm{};
+      gmtime_r(&time, &tm);
+      return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900,
+                         tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
+    }
+    // By hand: fmt's parse of this format was a tenth of converting a file to Codex,
+    // which writes a time on every line.
+    put(last.text, static_cast<int>(year), 4);
+    put(last.text + 5, month, 2);
+    put(last.text + 8, day, 2);
+    put(last.text + 11, static_cast<int>(day_seconds / 3600), 2);
+    put(last.text + 14, static_cast<int>(day_seconds / 60 % 60), 2);
+    put(last.text + 17, static_cast<int>(day_seconds % 60), 2);
+    last.seconds = seconds;
+  }
+  std::string out(last.text, sizeof last.text - 1);
+  put(out.data() + 20, static_cast<int>(millis), 3);
+  return out;
 }
 
 // Milliseconds since the epoch of a UTC time "YYYY-MM-DD[T ]HH:MM:SS[.fff...][Z|+00:00]",
