@@ -538,6 +538,15 @@ class Bytes {
   char* m_block = nullptr;
 };
 
+// A record joined to another one's message: by a stage that merged their messages
+// (RecordMeta::merged), or by a writer whose format holds them as one turn
+// (EncoderBase::join_reply). Its line in the file of the message it joined, and its
+// bytes as read when they are held (Message::raw).
+struct JoinedRecord {
+  std::uint64_t line = 0;
+  Bytes raw;
+};
+
 // Record metadata beyond the turn, filled where a format records it: the session
 // links and flags of a Claude Code record (uuid, parentUuid, sessionId, isSidechain,
 // isMeta, ... : the record's envelope around its message), which other session
@@ -565,6 +574,12 @@ struct RecordMeta {
   bool is_compact_summary = false;
   bool is_virtual = false;
   bool is_api_error = false;  // synthetic API error message (isApiErrorMessage)
+  // The records a stage merged into this message after its own (merge-runs joins a
+  // run of one speaker's messages), in order: a message that cannot be written is
+  // named at the record that holds the fault, and --on-error keep writes all their
+  // bytes, as it does a reply a writer joined. Here rather than in Message, whose
+  // size every record of a conversation held whole pays.
+  std::vector<JoinedRecord> merged;
 };
 
 // The source JSON of a decoded record, kept alive for as long as any message or

@@ -97,7 +97,7 @@ bool starts_with_text(const Content& content) {
 }  // namespace
 
 void check_utf8(std::string_view value, const Location& where, std::string_view raw,
-                std::span<const JoinedRecord> joined) {
+                std::span<const JoinedRecord> joined, bool merged) {
   std::optional<std::size_t> bad = find_invalid_utf8(value);
   if (!bad) {
     return;
@@ -136,9 +136,15 @@ void check_utf8(std::string_view value, const Location& where, std::string_view 
     all += '\n';
     all += record.raw.view();
   }
-  what += fmt::format(" (lines {}-{} are one turn in this format: --on-error skip or keep takes "
-                      "them together)",
-                      where.line, joined.back().line);
+  if (merged) {
+    what += fmt::format(" (a message merged from {} records, lines {} to {}: --on-error skip or "
+                        "keep takes them together)",
+                        joined.size() + 1, where.line, joined.back().line);
+  } else {
+    what += fmt::format(" (lines {}-{} are one turn in this format: --on-error skip or keep takes "
+                        "them together)",
+                        where.line, joined.back().line);
+  }
   throw EncodeError(at, std::move(what), std::move(all));
 }
 
@@ -275,6 +281,7 @@ void EncoderBase::write(Message&& message, Output& out) {
   }
   if (starts_reply(message)) {
     m_reply = std::move(message);
+    take_merged(*m_reply);
     m_reply_cut_kept = record_cut_kept(*m_reply);
     m_reply_thinking_records =
         format_traits(m_reply->origin).splits_replies && thinking_alone(m_reply->content) ? 1 : 0;
@@ -416,15 +423,39 @@ void EncoderBase::note_items_turn(const Message& message) {
 // (1 MiB or more, the long-line size of io/record_reader.h) lets them go before it
 // is encoded or held for its reply, so that the line, its strings and their
 // encoding are not all alive at once (issue 15: a 500 MB line is converted in twice
-// its size, not three times). The Responses family writes its members' items as
-// they were read (responses_items.cc): they keep theirs.
+// its size, not three times), and so does each long record a stage merged into it.
+// The Responses family writes its members' items as they were read
+// (responses_items.cc): they keep theirs.
 void EncoderBase::release_bytes(Message& message) const {
-  if (m_keeps_bad_records || message.raw.size() < Text::borrow_at() || message.origin == m_format ||
-      (holds_responses_items(message.origin) && holds_responses_items(m_format)) ||
-      find_invalid_utf8(message.raw)) {
+  if (m_keeps_bad_records || message.origin == m_format ||
+      (holds_responses_items(message.origin) && holds_responses_items(m_format))) {
     return;
   }
-  message.raw.clear();
+  auto release = [](Bytes& raw) {
+    if (raw.size() >= Text::borrow_at() && !find_invalid_utf8(raw)) {
+      raw.clear();
+    }
+  };
+  release(message.raw);
+  if (!message.meta->merged.empty()) {
+    for (JoinedRecord& record : message.meta.edit().merged) {
+      release(record.raw);
+    }
+  }
+}
+
+// The records a stage merged into `message` join the reply it starts or joins, after
+// its own record: a reply that cannot be written names the one at fault and is kept
+// whole with them.
+void EncoderBase::take_merged(Message& message) {
+  if (message.meta->merged.empty()) {
+    return;
+  }
+  std::vector<JoinedRecord>& merged = message.meta.edit().merged;
+  for (JoinedRecord& record : merged) {
+    m_reply_records.push_back(std::move(record));
+  }
+  merged.clear();
 }
 
 // The records go into the output's buffer where they are written; one that fails
@@ -436,8 +467,11 @@ void EncoderBase::encode_and_write(const Message& message, Output& out,
   if (!records.empty()) {
     note_items_turn(message);
   }
+  // A message a stage merged from several records names them as a joined reply does.
+  const bool merged = joined.empty() && !message.meta->merged.empty();
+  const std::span<const JoinedRecord> others = merged ? std::span(message.meta->merged) : joined;
   for (std::string_view value : records) {
-    check_utf8(value, message.where, message.raw, joined);
+    check_utf8(value, message.where, message.raw, others, merged);
   }
   records.keep();
   out.wrote();
@@ -489,6 +523,7 @@ void EncoderBase::join_reply(Message&& message) {
   release_bytes(message);
   drop_unheld(message);
   m_reply_records.push_back(JoinedRecord{message.where.line, std::move(message.raw)});
+  take_merged(message);
   if (auto type = opaque_item_type(message); !type.empty()) {
     drop(fmt::format("{} blocks", type), message);
     return;

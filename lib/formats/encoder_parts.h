@@ -13,9 +13,11 @@ namespace convo {
 // Throws EncodeError when `value`, re-encoded from `raw` (found at `where`), is not
 // valid UTF-8, pointing at the first bad byte of `raw` where it can. A reply joined
 // from several records (`joined`: those after the first, whose bytes `raw` are) is
-// pointed at the record that holds the bad byte, and kept or skipped whole.
+// pointed at the record that holds the bad byte, and kept or skipped whole; so is a
+// message a stage merged from several records (`merged`: `joined` are
+// RecordMeta::merged), which the message then says.
 void check_utf8(std::string_view value, const Location& where, std::string_view raw,
-                std::span<const JoinedRecord> joined = {});
+                std::span<const JoinedRecord> joined = {}, bool merged = false);
 
 // What a container's members beyond its messages are counted as when the messages
 // go to another format ("tools of request bodies"); empty for containers that hold

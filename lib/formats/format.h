@@ -206,13 +206,6 @@ class Encoder {
   virtual void finish(Output& out) = 0;
 };
 
-// A record joined to a reply held by a writer (EncoderBase::join_reply): its line
-// in the reply's file, and its bytes when they are held (Message::raw).
-struct JoinedRecord {
-  std::uint64_t line = 0;
-  Bytes raw;
-};
-
 class EncoderBase : public Encoder {
  public:
   EncoderBase(Format format, LossReport& loss) : m_format(format), m_loss(loss) {}
@@ -308,6 +301,7 @@ class EncoderBase : public Encoder {
   void encode_and_write(const Message& message, Output& out,
                         std::span<const JoinedRecord> joined = {});
   void release_bytes(Message& message) const;
+  void take_merged(Message& message);
   void note_items_turn(const Message& message);
   // True when `message` belongs to a body of another API that this format writes
   // as a body of its own API (FormatInfo::body on both sides).

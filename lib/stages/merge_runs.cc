@@ -205,6 +205,11 @@ void MergeRuns::merge(Message&& message) {
     }
     held.meta.edit().uuid = std::move(message.meta->uuid);
   }
+  // Its record stays named with the held one's: a byte that cannot be written is
+  // reported where it is, and --on-error keep writes both records as read.
+  if (!message.raw.empty()) {
+    held.meta.edit().merged.push_back(JoinedRecord{message.where.line, std::move(message.raw)});
+  }
   merge_content(held, m_held_is_text, std::move(message), m_options.separator);
   held.touch();
 }
