@@ -53,6 +53,7 @@ int run_normalize_for_api(const NormalizeForApiArgs& args) {
                                                   : NormalizeOptions::Thinking::keep;
   options.tool_names = args.tool_names == "recorded" ? NormalizeOptions::ToolNames::recorded
                                                      : NormalizeOptions::ToolNames::current;
+  options.model = args.model;
   options.strip_cache_control = args.strip_cache_control;
   options.sidechains = args.sidechains;
   options.diagnostics = &diagnostics;
@@ -94,7 +95,8 @@ void add_normalize_for_api(CLI::App& app, Runner& run) {
                 "Write one complete request body per conversation (model, max_tokens, "
                 "system, messages) instead of one message per line");
   sub->add_option("--model", args->model,
-                  "The request's model (default: the last model the conversation recorded)");
+                  "The model the messages go to: the request's, and the one whose signed "
+                  "thinking is sent (default: the last model the conversation recorded)");
   sub->add_option("--max-tokens", args->max_tokens,
                   "The request's max_tokens (default: the input request's, else 4096)")
       ->check(CLI::PositiveNumber);

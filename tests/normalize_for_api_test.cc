@@ -312,6 +312,45 @@ TEST_CASE("thinking blocks are sent where the API requires them", "[normalize_fo
   }
 }
 
+TEST_CASE("thinking another model signed is not sent, as Claude Code strips it",
+          "[normalize_for_api]") {
+  // A session that switched model: Claude Code resumes it with the last response's
+  // model and sends only that model's thinking (a signature is its model's own).
+  auto by = [](std::string line, std::string_view model) {
+    line.replace(line.find("claude-test"), std::string_view("claude-test").size(), model);
+    return line;
+  };
+  std::string log =
+      cc_user("u1", "", R"("one")") +
+      by(cc_assistant("a1", "u1", "msg_1",
+                      R"([{"type":"thinking","thinking":"old","signature":"s1"},{"type":"text","text":"1"}])"),
+         "claude-old") +
+      cc_user("u2", "a1", R"("two")") +
+      cc_assistant("a2", "u2", "msg_2",
+                   R"([{"type":"thinking","thinking":"new","signature":"s2"},{"type":"text","text":"2"}])");
+  SECTION("by default the model is the last response's") {
+    std::string out = normalize(log);
+    CHECK(out.find(R"("thinking":"old")") == std::string::npos);
+    CHECK(out.find(R"("thinking":"new")") != std::string::npos);
+    CHECK(out.find(R"({"role":"assistant","content":[{"type":"text","text":"1"}]})") !=
+          std::string::npos);
+  }
+  SECTION("--model names it") {
+    NormalizeOptions options;
+    options.model = "claude-old";
+    std::string out = normalize(log, options);
+    CHECK(out.find(R"("thinking":"old")") != std::string::npos);
+    CHECK(out.find(R"("thinking":"new")") == std::string::npos);
+  }
+  SECTION("an API error message names no model") {
+    std::string with_error =
+        log + cc_user("u3", "a2", R"("three")") +
+        by(cc_assistant("a3", "u3", "msg_3", R"([{"type":"text","text":"API Error"}])"),
+           "<synthetic>");
+    CHECK(normalize(with_error).find(R"("thinking":"new")") != std::string::npos);
+  }
+}
+
 TEST_CASE("a response that is only thinking is dropped", "[normalize_for_api]") {
   std::string log = cc_user("u1", "", R"("one")") +
                     cc_assistant("a1", "u1", "msg_1",

@@ -136,8 +136,29 @@ void fix_tool_inputs(std::vector<Message>& messages, const NormalizeOptions& opt
   }
 }
 
+// The model the messages go to: `model`, else the model of the last assistant
+// message that names one (an API error message's "<synthetic>" names none), as
+// Claude Code resumes a session with the model of its last response.
+std::string_view request_model(const std::vector<Message>& messages, std::string_view model) {
+  for (auto it = messages.rbegin(); model.empty() && it != messages.rend(); ++it) {
+    if (it->role == Role::assistant && it->meta->model != "<synthetic>") {
+      model = it->meta->model;
+    }
+  }
+  return model;
+}
+
 // Step 8: which thinking blocks go to the API.
-void select_thinking(std::vector<Message>& messages, NormalizeOptions::Thinking mode) {
+void select_thinking(std::vector<Message>& messages, NormalizeOptions::Thinking mode,
+                     std::string_view model) {
+  // Thinking a message of another model signed: Claude Code strips it when it
+  // resumes with another model (a message without a model is taken as the
+  // request's).
+  const std::string_view to = request_model(messages, model);
+  auto other_model = [&](const Message& m) {
+    const std::string& own = m.meta->model;
+    return !to.empty() && !own.empty() && own != "<synthetic>" && own != to;
+  };
   // The assistant's current turn: what follows the last user message that starts a
   // turn. With thinking on, the API requires its thinking blocks back, signatures
   // intact; it ignores those of earlier turns.
@@ -152,11 +173,12 @@ void select_thinking(std::vector<Message>& messages, NormalizeOptions::Thinking 
     if (m.role != Role::assistant) {
       continue;
     }
+    const bool other = other_model(m);
     erase_blocks(m, [&](const Block& b) {
       if (!is_thinking(b)) {
         return false;
       }
-      if (mode == NormalizeOptions::Thinking::drop) {
+      if (mode == NormalizeOptions::Thinking::drop || other) {
         return true;
       }
       if (b.type == BlockType::thinking && (!b.signature || b.signature->empty())) {
@@ -531,7 +553,7 @@ std::vector<Message> repair_for_api(std::vector<Message> messages, const Normali
   drop_foreign_roles(messages, options);
   drop_misplaced_blocks(messages, options);
   fix_tool_inputs(messages, options);
-  select_thinking(messages, options.thinking);
+  select_thinking(messages, options.thinking, options.model);
   dedupe_tool_uses(messages);
   remove_blank_text(messages);
   remove_empty_assistants(messages);

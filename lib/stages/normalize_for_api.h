@@ -32,6 +32,12 @@ struct NormalizeOptions {
     drop,          // none
   };
   Thinking thinking = Thinking::keep;
+  // The model the messages go to (`--model`); empty: the model of the conversation's
+  // last assistant message that names one. Signed thinking that a message of
+  // another model holds is not sent (keep and current_turn): a signature is its
+  // model's own, and Claude Code strips such blocks when it resumes a session with
+  // another model.
+  std::string model;
   // The names tool calls go under.
   enum class ToolNames : std::uint8_t {
     current,   // Claude Code 2.1.330's: its Task tool is now Agent
