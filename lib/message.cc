@@ -326,6 +326,15 @@ std::string url_media_type_loss(const Block& block) {
 bool Message::has_tool_uses() const { return any_block(content, is_tool_use); }
 bool Message::has_tool_results() const { return any_block(content, is_tool_result); }
 
+std::string_view last_recorded_model(const std::vector<Message>& messages) {
+  for (auto it = messages.rbegin(); it != messages.rend(); ++it) {
+    if (it->role == Role::assistant && !it->meta->model.empty() && it->meta->model != "<synthetic>") {
+      return it->meta->model;
+    }
+  }
+  return {};
+}
+
 std::string openai_role_name(const Message& message) {
   switch (message.role) {
     case Role::system:

@@ -677,6 +677,12 @@ class Message {
   bool has_tool_results() const;
 };
 
+// The model that last answered in `messages`: that of the last assistant message
+// that names one (an API error message's "<synthetic>" names none); empty when none
+// does. A request continuing the conversation goes to it by default, and Claude
+// Code resumes a session with it.
+std::string_view last_recorded_model(const std::vector<Message>& messages);
+
 // How a role is named in the OpenAI API: "user", "assistant", "system",
 // "developer", "tool", "function", or the custom role.
 std::string openai_role_name(const Message& message);

@@ -48,10 +48,8 @@ std::string anthropic_request_body(std::vector<Message> conversation,
   if (model.empty() && input != nullptr) {
     model = std::string(string_member(*input, "model").value_or(""));
   }
-  for (auto it = m_held.rbegin(); model.empty() && it != m_held.rend(); ++it) {
-    if (it->role == Role::assistant && it->meta->model != "<synthetic>") {
-      model = it->meta->model;
-    }
+  if (model.empty()) {
+    model = last_recorded_model(m_held);
   }
   if (model.empty()) {
     throw Error(m_held.front().where,

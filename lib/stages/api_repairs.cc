@@ -136,25 +136,13 @@ void fix_tool_inputs(std::vector<Message>& messages, const NormalizeOptions& opt
   }
 }
 
-// The model the messages go to: `model`, else the model of the last assistant
-// message that names one (an API error message's "<synthetic>" names none), as
-// Claude Code resumes a session with the model of its last response.
-std::string_view request_model(const std::vector<Message>& messages, std::string_view model) {
-  for (auto it = messages.rbegin(); model.empty() && it != messages.rend(); ++it) {
-    if (it->role == Role::assistant && it->meta->model != "<synthetic>") {
-      model = it->meta->model;
-    }
-  }
-  return model;
-}
-
 // Step 8: which thinking blocks go to the API.
 void select_thinking(std::vector<Message>& messages, NormalizeOptions::Thinking mode,
                      std::string_view model) {
   // Thinking a message of another model signed: Claude Code strips it when it
   // resumes with another model (a message without a model is taken as the
   // request's).
-  const std::string_view to = request_model(messages, model);
+  const std::string_view to = model.empty() ? last_recorded_model(messages) : model;
   auto other_model = [&](const Message& m) {
     const std::string& own = m.meta->model;
     return !to.empty() && !own.empty() && own != "<synthetic>" && own != to;
