@@ -328,8 +328,9 @@ bool Message::has_tool_results() const { return any_block(content, is_tool_resul
 
 std::string_view last_recorded_model(const std::vector<Message>& messages) {
   for (auto it = messages.rbegin(); it != messages.rend(); ++it) {
-    if (it->role == Role::assistant && !it->meta->model.empty() && it->meta->model != "<synthetic>") {
-      return it->meta->model;
+    const std::string& model = it->meta->model;
+    if (it->role == Role::assistant && !model.empty() && model != "<synthetic>") {
+      return model;
     }
   }
   return {};
