@@ -71,6 +71,13 @@ bool argument_text_respelled(const Block& block) {
   return json_object_as_written(block.input) == false;
 }
 
+// Whether a stage merged records into `message` (RecordMeta::merged). Only a stage
+// merges, and it marks what it changes: an unchanged message is told without a
+// look at its metadata, which is elsewhere in memory.
+bool has_merged(const Message& message) {
+  return message.modified && !message.meta->merged.empty();
+}
+
 bool thinking_alone(const Content& content) {
   return content.is_blocks() && !content.blocks.empty() &&
          std::all_of(content.blocks.begin(), content.blocks.end(), [](const Block& b) {
@@ -437,7 +444,7 @@ void EncoderBase::release_bytes(Message& message) const {
     }
   };
   release(message.raw);
-  if (!message.meta->merged.empty()) {
+  if (has_merged(message)) {
     for (JoinedRecord& record : message.meta.edit().merged) {
       release(record.raw);
     }
@@ -448,7 +455,7 @@ void EncoderBase::release_bytes(Message& message) const {
 // its own record: a reply that cannot be written names the one at fault and is kept
 // whole with them.
 void EncoderBase::take_merged(Message& message) {
-  if (message.meta->merged.empty()) {
+  if (!has_merged(message)) {
     return;
   }
   std::vector<JoinedRecord>& merged = message.meta.edit().merged;
@@ -468,7 +475,7 @@ void EncoderBase::encode_and_write(const Message& message, Output& out,
     note_items_turn(message);
   }
   // A message a stage merged from several records names them as a joined reply does.
-  const bool merged = joined.empty() && !message.meta->merged.empty();
+  const bool merged = joined.empty() && has_merged(message);
   const std::span<const JoinedRecord> others = merged ? std::span(message.meta->merged) : joined;
   for (std::string_view value : records) {
     check_utf8(value, message.where, message.raw, others, merged);
