@@ -326,10 +326,17 @@ std::string url_media_type_loss(const Block& block) {
 bool Message::has_tool_uses() const { return any_block(content, is_tool_use); }
 bool Message::has_tool_results() const { return any_block(content, is_tool_result); }
 
+std::string_view recorded_model(const Message& message) {
+  const std::string& model = message.meta->model;
+  return model == "<synthetic>" ? std::string_view() : std::string_view(model);
+}
+
 std::string_view last_recorded_model(const std::vector<Message>& messages) {
   for (auto it = messages.rbegin(); it != messages.rend(); ++it) {
-    const std::string& model = it->meta->model;
-    if (it->role == Role::assistant && !model.empty() && model != "<synthetic>") {
+    if (it->role != Role::assistant) {
+      continue;
+    }
+    if (std::string_view model = recorded_model(*it); !model.empty()) {
       return model;
     }
   }

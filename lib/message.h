@@ -677,9 +677,12 @@ class Message {
   bool has_tool_results() const;
 };
 
-// The model that last answered in `messages`: that of the last assistant message
-// that names one (an API error message's "<synthetic>" names none); empty when none
-// does. A request continuing the conversation goes to it by default, and Claude
+// The model `message` records as its writer: empty when it names none, and for an
+// API error message's "<synthetic>", which is no model.
+std::string_view recorded_model(const Message& message);
+
+// The model that last answered in `messages`: the recorded_model of the last
+// assistant message that has one; empty when none does. A request continuing the conversation goes to it by default, and Claude
 // Code resumes a session with it.
 std::string_view last_recorded_model(const std::vector<Message>& messages);
 

@@ -144,8 +144,8 @@ void select_thinking(std::vector<Message>& messages, NormalizeOptions::Thinking 
   // request's).
   const std::string_view to = model.empty() ? last_recorded_model(messages) : model;
   auto other_model = [&](const Message& m) {
-    const std::string& own = m.meta->model;
-    return !to.empty() && !own.empty() && own != "<synthetic>" && own != to;
+    const std::string_view own = recorded_model(m);
+    return !to.empty() && !own.empty() && own != to;
   };
   // The assistant's current turn: what follows the last user message that starts a
   // turn. With thinking on, the API requires its thinking blocks back, signatures
