@@ -611,6 +611,13 @@ struct Source {
   std::string_view parsed_text() const { return text.empty() ? strings.view() : std::string_view(text); }
   JsonAllocator allocator;
   JsonDoc doc;
+  // What the decoder made of one object of `doc` that its encoder would otherwise
+  // read again, in the decoder's words (for a Responses item, what of it other
+  // formats cannot hold: formats/responses_items.cc); `noted` is that object, null
+  // when there is none. Set while decoding, through the messages' const view of
+  // this: it only saves work, and says nothing of an object it does not name.
+  mutable const JsonValue* noted = nullptr;
+  mutable std::uint64_t note = 0;
 
  private:
   static constexpr std::size_t k_default_chunk = std::size_t{64} << 10;

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "formats/openai.h"
+#include "formats/responses_items.h"
 #include "test_util.h"
 
 using namespace convo;
@@ -182,4 +183,53 @@ TEST_CASE("a Responses custom tool call's input, said to be as written, is what 
     }
   }
   CHECK(calls == 2);
+}
+
+TEST_CASE("what a Responses item loses is counted alike from the decoder's note and from the item",
+          "[openai]") {
+  // responses_item_unmodelled reads the note decoding left (Source::note) rather than
+  // the item again; the item read anew must give the same names in the same order.
+  std::string statuses;
+  for (int i = 0; i < 13; ++i) {
+    statuses += R"("status":"s",)";  // more members than the note holds
+  }
+  const std::string lines =
+      R"({"type":"message","id":"m1","role":"assistant","status":"completed","phase":"final","content":[{"type":"output_text","text":"a","annotations":[{"type":"url_citation"}],"logprobs":[]}]})" "\n"
+      R"({"type":"message","role":"user","content":[{"type":"input_image","image_url":"https://x/y.png","detail":"high"},{"type":"input_text","text":"b"}]})" "\n"
+      R"({"type":"function_call","id":"fc1","call_id":"c1","name":"f","arguments":"{}","status":"completed","extra":1})" "\n"
+      R"({"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"r","cache":true}]})" "\n"
+      R"({"type":"custom_tool_call","call_id":"c2","name":"apply_patch","input":"p","id":"ct1"})" "\n"
+      R"({"type":"custom_tool_call_output","call_id":"c2","output":"done"})" "\n"
+      R"({"type":"reasoning","id":"r1","summary":[],"content":[{"type":"reasoning_text","text":"t"}],"encrypted_content":"e"})" "\n"
+      R"({"type":"reasoning","summary":[{"type":"summary_text","text":"s"}],"encrypted_content":"e","id":null})" "\n"
+      R"({"type":"function_call",)" + statuses + R"("call_id":"c3","name":"g","arguments":"{}"})" "\n"
+      R"({"type":"web_search_call","id":"ws1","status":"completed"})" "\n";
+  ReadOptions options;
+  options.from = Format::openai_responses;
+  auto messages = read_messages(lines, options);
+  REQUIRE(messages.size() == 10);
+  std::vector<std::vector<std::string>> noted;
+  std::vector<std::vector<std::string>> read;
+  for (const Message& message : messages) {
+    REQUIRE(message.source != nullptr);
+    CHECK(message.source->noted == message.json);
+    auto& from_note = noted.emplace_back();
+    responses_item_unmodelled(message, [&](std::string_view what) { from_note.emplace_back(what); });
+    message.source->noted = nullptr;
+    auto& from_item = read.emplace_back();
+    responses_item_unmodelled(message, [&](std::string_view what) { from_item.emplace_back(what); });
+  }
+  CHECK(noted == read);
+  using names = std::vector<std::string>;
+  CHECK(noted[0] == names{"annotations of text blocks", "item ids", "status of items",
+                          "phase of items"});
+  CHECK(noted[1] == names{"detail of image blocks"});
+  CHECK(noted[2] == names{"item ids", "status of items", "extra of items"});
+  CHECK(noted[3] == names{"cache of text blocks"});
+  CHECK(noted[4] == names{"custom tool calls", "item ids"});
+  CHECK(noted[5] == names{"custom tool calls"});
+  CHECK(noted[6] == names{"reasoning_text parts", "item ids", "encrypted reasoning"});
+  CHECK(noted[7] == names{"encrypted reasoning"});
+  CHECK(noted[8] == names(13, "status of items"));
+  CHECK(noted[9].empty());  // a built-in tool's item: one block the target counts
 }

@@ -60,13 +60,15 @@ class ResponsesDecoder final : public Decoder {
     if (!root.IsObject()) {
       wrong_type("", "a JSON object", root);
     }
-    const JsonValue* items = find_member(root, "output");
-    if (items == nullptr) {
-      items = find_member(root, "input");
-    }
-    // Each test once: most records are items, and both are member scans.
-    const bool response_body = is_response_body(root);
-    const bool request_body = !response_body && is_request_body(root);
+    // Most records are items: their members are read once, and a body's tests
+    // (member scans) run only for a record that has what they look for first.
+    const ItemMembers members = scan_item_members(root);
+    const JsonValue* items = members.output != nullptr ? members.output : members.input;
+    const bool response_body =
+        members.output != nullptr && members.output->IsArray() && is_response_body(root);
+    const bool request_body = !response_body && members.input != nullptr &&
+                              members.type == nullptr && members.role == nullptr &&
+                              is_request_body(root);
     if ((response_body || request_body) && items->IsArray() && items->Empty()) {
       // A body with no items (a background response still queued): a record of its
       // own, kept as it is.
@@ -88,7 +90,7 @@ class ResponsesDecoder final : public Decoder {
       return;
     }
     Message message = begin_message(Format::openai_responses, record, &root);
-    decode_responses_item(root, "", message, record.raw.view());
+    decode_responses_item(root, members, "", message, record.raw.view());
     message.raw = std::move(record.raw);
     out.push_back(std::move(message));
   }

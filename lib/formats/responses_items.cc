@@ -41,6 +41,90 @@ bool one_of(std::string_view value, const std::string_view (&set)[N]) {
   });
 }
 
+// Whether `key` is the literal `name`: a compare of a length known when compiled,
+// inlined (std::string_view's == was an out-of-line call and a memcmp each).
+template <std::size_t N>
+bool is(std::string_view key, const char (&name)[N]) {
+  return key.size() == N - 1 && std::memcmp(key.data(), name, N - 1) == 0;
+}
+
+// An item's member by what the loss count makes of it.
+enum class ItemMember : std::uint8_t { modelled, encrypted_content, id, status, phase, other };
+
+// Every format holds type, role, content, call_id, name, arguments, input, output
+// and summary; the others are named when a target cannot hold them.
+ItemMember item_member(std::string_view key) {
+  switch (key.size()) {
+    case 2:
+      return is(key, "id") ? ItemMember::id : ItemMember::other;
+    case 4:
+      return is(key, "type") || is(key, "role") || is(key, "name") ? ItemMember::modelled
+                                                                    : ItemMember::other;
+    case 5:
+      return is(key, "input") ? ItemMember::modelled
+             : is(key, "phase") ? ItemMember::phase
+                                : ItemMember::other;
+    case 6:
+      return is(key, "output") ? ItemMember::modelled
+             : is(key, "status") ? ItemMember::status
+                                 : ItemMember::other;
+    case 7:
+      return is(key, "content") || is(key, "call_id") || is(key, "summary") ? ItemMember::modelled
+                                                                             : ItemMember::other;
+    case 9:
+      return is(key, "arguments") ? ItemMember::modelled : ItemMember::other;
+    case 17:
+      return is(key, "encrypted_content") ? ItemMember::encrypted_content : ItemMember::other;
+    default:
+      return ItemMember::other;
+  }
+}
+
+// The value of a string member `type` of `value`, an object, or nullopt.
+std::optional<std::string_view> type_of(const JsonValue& value) {
+  for (const auto& member : value.GetObject()) {
+    if (is(view_of(member.name), "type")) {
+      return member.value.IsString() ? std::optional(view_of(member.value)) : std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+// The loss count's name for each ItemMember with a name of its own, by its code in
+// ItemMembers::unheld (3 bits: 1-4; 0 is none).
+constexpr std::string_view k_unheld_names[] = {"", "encrypted reasoning", "item ids",
+                                               "status of items", "phase of items"};
+constexpr unsigned k_unheld_bits = 3;
+constexpr unsigned k_max_unheld = 12;
+
+unsigned unheld_code(ItemMember member) {
+  switch (member) {
+    case ItemMember::encrypted_content:
+      return 1;
+    case ItemMember::id:
+      return 2;
+    case ItemMember::status:
+      return 3;
+    case ItemMember::phase:
+      return 4;
+    default:
+      return 0;
+  }
+}
+
+// `value`, the item's member `key` (null when it has none), as optional_string reads
+// it: nullopt when absent or null, a DecodeError when it is no string.
+std::optional<std::string_view> string_at(const JsonValue* value, const std::string& path,
+                                          std::string_view key) {
+  if (value == nullptr || value->IsNull()) {
+    return std::nullopt;
+  }
+  if (!value->IsString()) {
+    wrong_type(member_path(path, key), "a string", *value);
+  }
+  return view_of(*value);
+}
+
 // --- Decoding ---
 
 void decode_part(const JsonValue& part, const std::string& path,
@@ -121,20 +205,20 @@ void decode_opaque(const JsonValue& item, std::string_view type, Message& messag
   message.content.form = Content::Form::blocks;
 }
 
-void decode_call(const JsonValue& item, const std::string& path, std::string_view type,
-                 Message& message, std::string_view raw) {
+void decode_call(const JsonValue& item, const ItemMembers& members, const std::string& path,
+                 std::string_view type, Message& message, std::string_view raw) {
   Block& block = message.content.blocks.emplace_back();
   block.type = BlockType::tool_use;
   block.type_name = "tool_use";  // a custom call is told by its item's type
   block.json = &item;
   block.json_owner = message.source;
-  block.id = std::string(optional_string(item, "call_id", path).value_or(""));
-  block.name = std::string(optional_string(item, "name", path).value_or(""));
+  block.id = std::string(string_at(members.call_id, path, "call_id").value_or(""));
+  block.name = std::string(string_at(members.name, path, "name").value_or(""));
   if (type == "custom_tool_call") {
     // Free-text input: other formats get it as the object {"input": TEXT}, TEXT as
     // it was read when it is escaped as the writer escapes (a patch is mostly escapes).
-    std::string_view text = optional_string(item, "input", path).value_or("");
-    const JsonValue* input = find_member(item, "input");
+    std::string_view text = string_at(members.input, path, "input").value_or("");
+    const JsonValue* input = members.input;
     std::string_view as_read = input != nullptr && input->IsString() && message.source != nullptr
                                    ? json_as_read(*input, message.source->parsed_text(), raw)
                                    : std::string_view();
@@ -154,7 +238,7 @@ void decode_call(const JsonValue& item, const std::string& path, std::string_vie
       block.input.assign(buffer.GetString(), buffer.GetSize());
       block.input_as_written = true;
     }
-  } else if (const JsonValue* arguments = find_member(item, "arguments")) {
+  } else if (const JsonValue* arguments = members.arguments) {
     if (arguments->IsString()) {
       block.input = std::string(view_of(*arguments));
     } else if (arguments->IsObject()) {
@@ -167,16 +251,17 @@ void decode_call(const JsonValue& item, const std::string& path, std::string_vie
   message.content.form = Content::Form::blocks;
 }
 
-void decode_output(const JsonValue& item, const std::string& path, Message& message) {
+void decode_output(const JsonValue& item, const ItemMembers& members, const std::string& path,
+                   Message& message) {
   Content result;
-  const JsonValue* output = find_member(item, "output");
+  const JsonValue* output = members.output;
   if (output != nullptr && (output->IsString() || output->IsArray() || output->IsNull())) {
     decode_parts(output, member_path(path, "output"), message.source, result);
   } else {
     result.form = Content::Form::absent;  // another shape: kept in the item
   }
   Block block = Block::make_tool_result(
-      std::string(optional_string(item, "call_id", path).value_or("")), std::move(result));
+      std::string(string_at(members.call_id, path, "call_id").value_or("")), std::move(result));
   block.type_name = "tool_result";  // a custom call's output is told by its item's type
   block.json = &item;
   block.json_owner = message.source;
@@ -232,18 +317,147 @@ bool holds_responses_items(Format format) {
   return format == Format::openai_responses || format == Format::codex;
 }
 
-void decode_responses_item(const JsonValue& item, const std::string& path, Message& message,
-                           std::string_view raw) {
-  if (!item.IsObject()) {
-    wrong_type(path, "a Responses item (an object)", item);
+ItemMembers scan_item_members(const JsonValue& item) {
+  ItemMembers members;
+  for (const auto& member : item.GetObject()) {
+    const std::string_view key = view_of(member.name);
+    const ItemMember kind = item_member(key);
+    const JsonValue** slot = nullptr;
+    if (kind == ItemMember::modelled) {
+      slot = is(key, "type")      ? &members.type
+             : is(key, "role")    ? &members.role
+             : is(key, "content") ? &members.content
+             : is(key, "call_id") ? &members.call_id
+             : is(key, "name")    ? &members.name
+             : is(key, "arguments") ? &members.arguments
+             : is(key, "input")   ? &members.input
+             : is(key, "output")  ? &members.output
+                                  : &members.summary;
+    } else if (kind == ItemMember::id) {
+      slot = &members.id;
+    }
+    if (slot != nullptr && *slot == nullptr) {
+      *slot = &member.value;
+    }
+    if (kind == ItemMember::modelled || member.value.IsNull()) {
+      continue;
+    }
+    if (kind == ItemMember::other || members.unheld_count == k_max_unheld) {
+      members.unheld_named = true;
+    } else {
+      members.unheld |= std::uint64_t{unheld_code(kind)} << (k_unheld_bits * members.unheld_count++);
+    }
   }
+  return members;
+}
+
+namespace {
+
+// --- The loss count's note (Source::note) ---
+//
+// What of an item other formats cannot hold, found while it is decoded: bits 0-5
+// how many of ItemMembers::unheld's codes there are, which are bits 16-51; then:
+constexpr std::uint64_t k_note_count = 0x3F;
+constexpr std::uint64_t k_note_named = std::uint64_t{1} << 6;    // the names: read the item
+constexpr std::uint64_t k_note_opaque = std::uint64_t{1} << 7;   // a built-in tool's item
+constexpr std::uint64_t k_note_custom = std::uint64_t{1} << 8;   // a custom tool call or output
+constexpr std::uint64_t k_note_parts = std::uint64_t{1} << 9;    // a part loses: read the parts
+constexpr std::uint64_t k_note_reasoning_text = std::uint64_t{1} << 10;
+constexpr unsigned k_note_codes_at = 16;
+
+std::string_view item_type(const ItemMembers& members) {
+  return members.type != nullptr && members.type->IsString() ? view_of(*members.type) : "message";
+}
+
+// The parts whose members the count looks at: a message's content, a function call
+// output's output.
+const JsonValue* counted_parts(const ItemMembers& members) {
+  const std::string_view type = item_type(members);
+  const JsonValue* parts = is(type, "message")                ? members.content
+                           : is(type, "function_call_output") ? members.output
+                                                              : nullptr;
+  return parts != nullptr && parts->IsArray() ? parts : nullptr;
+}
+
+// Calls `unheld` for what content part `part` holds that other formats cannot: a
+// text part's members beyond its text (annotations, prompt_cache_breakpoint), and an
+// image part's detail but the API's default (written back as "auto"). Returns
+// whether it did.
+bool part_losses(const JsonValue& part, const std::function<void(std::string_view)>* unheld) {
+  auto part_type = part.IsObject() ? type_of(part) : std::nullopt;
+  if (part_type && is(*part_type, "input_image")) {
+    auto detail = string_member(part, "detail");
+    if (detail && *detail != "auto") {
+      if (unheld != nullptr) {
+        (*unheld)("detail of image blocks");
+      }
+      return true;
+    }
+    return false;
+  }
+  if (!part_type || (!is(*part_type, "input_text") && !is(*part_type, "output_text"))) {
+    return false;
+  }
+  bool lost = false;
+  for (const auto& member : part.GetObject()) {
+    std::string_view key = view_of(member.name);
+    if (!is(key, "type") && !is(key, "text") && !says_nothing(member.value)) {
+      if (unheld == nullptr) {
+        return true;
+      }
+      (*unheld)(fmt::format("{} of text blocks", key));
+      lost = true;
+    }
+  }
+  return lost;
+}
+
+std::uint64_t item_note(const ItemMembers& members) {
+  std::uint64_t note = members.unheld_count | (members.unheld << k_note_codes_at) |
+                       (members.unheld_named ? k_note_named : 0);
+  const std::string_view type = item_type(members);
+  const bool custom = is(type, "custom_tool_call") || is(type, "custom_tool_call_output");
+  if (!is(type, "message") && !custom && !is(type, "function_call") &&
+      !is(type, "function_call_output") && !is(type, "reasoning")) {
+    return note | k_note_opaque;  // the whole item is a block the target counts
+  }
+  if (custom) {
+    note |= k_note_custom;
+  }
+  if (const JsonValue* parts = counted_parts(members)) {
+    for (const JsonValue& part : parts->GetArray()) {
+      if (part_losses(part, nullptr)) {
+        note |= k_note_parts;
+        break;
+      }
+    }
+  }
+  // Reasoning read from `content` (an open-weight model's reasoning_text parts, no
+  // summary): elsewhere it is thinking, which comes back as a summary.
+  if (is(type, "reasoning")) {
+    bool summarised = false;
+    if (members.summary != nullptr && members.summary->IsArray()) {
+      for (const JsonValue& part : members.summary->GetArray()) {
+        summarised = summarised || (part.IsObject() && string_member(part, "text"));
+      }
+    }
+    const JsonValue* content = members.content;
+    if (!summarised && content != nullptr && content->IsArray() && !content->Empty()) {
+      note |= k_note_reasoning_text;
+    }
+  }
+  return note;
+}
+
+void decode_item(const JsonValue& item, const ItemMembers& members, const std::string& path,
+                 Message& message, std::string_view raw) {
   message.kind = Kind::turn;
-  if (auto id = string_member(item, "id")) {
-    message.id = std::string(*id);
+  if (members.id != nullptr && members.id->IsString()) {
+    message.id = std::string(view_of(*members.id));
   }
-  auto type = optional_string(item, "type", path);
+  auto type = string_at(members.type, path, "type");
   if (!type || *type == "message") {
-    auto role = optional_string(item, "role", path);
+    auto role = string_at(members.role, path, "role");
     if (!role) {
       if (!type) {
         message.kind = Kind::unknown;
@@ -256,18 +470,36 @@ void decode_responses_item(const JsonValue& item, const std::string& path, Messa
       throw DecodeError(path, "message item has no \"role\"");
     }
     message.role = role_of(*role, message);
-    decode_parts(find_member(item, "content"), member_path(path, "content"), message.source,
-                 message.content);
+    decode_parts(members.content, member_path(path, "content"), message.source, message.content);
     return;
   }
   if (*type == "function_call" || *type == "custom_tool_call") {
-    decode_call(item, path, *type, message, raw);
+    decode_call(item, members, path, *type, message, raw);
   } else if (*type == "function_call_output" || *type == "custom_tool_call_output") {
-    decode_output(item, path, message);
+    decode_output(item, members, path, message);
   } else if (*type == "reasoning") {
     decode_responses_reasoning(item, path, message);
   } else {
     decode_opaque(item, *type, message);
+  }
+}
+
+}  // namespace
+
+void decode_responses_item(const JsonValue& item, const std::string& path, Message& message,
+                           std::string_view raw) {
+  if (!item.IsObject()) {
+    wrong_type(path, "a Responses item (an object)", item);
+  }
+  decode_responses_item(item, scan_item_members(item), path, message, raw);
+}
+
+void decode_responses_item(const JsonValue& item, const ItemMembers& members,
+                           const std::string& path, Message& message, std::string_view raw) {
+  decode_item(item, members, path, message, raw);
+  if (message.source != nullptr) {
+    message.source->noted = &item;
+    message.source->note = item_note(members);
   }
 }
 
@@ -304,144 +536,46 @@ int sniff_responses_item(const JsonValue& record) {
   return type ? std::max(score, 3) : score;  // "type": "message" marks an item
 }
 
-namespace {
 
-// Whether `key` is the literal `name`: a compare of a length known when compiled,
-// inlined (std::string_view's == was an out-of-line call and a memcmp each).
-template <std::size_t N>
-bool is(std::string_view key, const char (&name)[N]) {
-  return key.size() == N - 1 && std::memcmp(key.data(), name, N - 1) == 0;
-}
-
-// An item's member by what the loss count makes of it.
-enum class ItemMember : std::uint8_t { modelled, encrypted_content, id, status, phase, other };
-
-// Every format holds type, role, content, call_id, name, arguments, input, output
-// and summary; the others are named when a target cannot hold them.
-ItemMember item_member(std::string_view key) {
-  switch (key.size()) {
-    case 2:
-      return is(key, "id") ? ItemMember::id : ItemMember::other;
-    case 4:
-      return is(key, "type") || is(key, "role") || is(key, "name") ? ItemMember::modelled
-                                                                    : ItemMember::other;
-    case 5:
-      return is(key, "input") ? ItemMember::modelled
-             : is(key, "phase") ? ItemMember::phase
-                                : ItemMember::other;
-    case 6:
-      return is(key, "output") ? ItemMember::modelled
-             : is(key, "status") ? ItemMember::status
-                                 : ItemMember::other;
-    case 7:
-      return is(key, "content") || is(key, "call_id") || is(key, "summary") ? ItemMember::modelled
-                                                                             : ItemMember::other;
-    case 9:
-      return is(key, "arguments") ? ItemMember::modelled : ItemMember::other;
-    case 17:
-      return is(key, "encrypted_content") ? ItemMember::encrypted_content : ItemMember::other;
-    default:
-      return ItemMember::other;
-  }
-}
-
-// The value of a string member `type` of `value`, an object, or nullopt.
-std::optional<std::string_view> type_of(const JsonValue& value) {
-  for (const auto& member : value.GetObject()) {
-    if (is(view_of(member.name), "type")) {
-      return member.value.IsString() ? std::optional(view_of(member.value)) : std::nullopt;
-    }
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
-// One pass over the item's members finds its type and parts; the names are then
-// given in the order the target's report has always listed them.
+// The note decoding left (Source::note), or the item read now (an item of a body, or
+// one whose record another format decoded); the names are then given in the order
+// the target's report has always listed them.
 void responses_item_unmodelled(const Message& message,
                                const std::function<void(std::string_view)>& unheld) {
   if (message.json == nullptr || !message.json->IsObject() || message.kind != Kind::turn) {
     return;
   }
-  // Each the first of its name, as find_member finds them.
-  const JsonValue* type_value = nullptr;
-  const JsonValue* content = nullptr;
-  const JsonValue* output = nullptr;
-  const JsonValue* summary = nullptr;
-  bool unmodelled = false;  // a member past those every format holds
-  for (const auto& member : message.json->GetObject()) {
-    std::string_view key = view_of(member.name);
-    switch (item_member(key)) {
-      case ItemMember::modelled: {
-        const JsonValue** slot = is(key, "type")      ? &type_value
-                                 : is(key, "content") ? &content
-                                 : is(key, "output")  ? &output
-                                 : is(key, "summary") ? &summary
-                                                      : nullptr;
-        if (slot != nullptr && *slot == nullptr) {
-          *slot = &member.value;
-        }
-        break;
-      }
-      default:
-        unmodelled = unmodelled || !member.value.IsNull();
-        break;
-    }
+  const Source* source = message.source.get();
+  std::optional<ItemMembers> members;
+  if (source == nullptr || source->noted != message.json) {
+    members = scan_item_members(*message.json);
   }
-  const std::string_view type =
-      type_value != nullptr && type_value->IsString() ? view_of(*type_value) : "message";
-  const bool message_item = is(type, "message");
-  const bool custom = is(type, "custom_tool_call") || is(type, "custom_tool_call_output");
-  const bool opaque = !message_item && !custom && !is(type, "function_call") &&
-                      !is(type, "function_call_output") && !is(type, "reasoning");
+  const std::uint64_t note = members ? item_note(*members) : source->note;
   const bool one_opaque_block = message.content.is_blocks() && message.content.blocks.size() == 1 &&
                                 message.content.blocks.front().type == BlockType::unknown;
-  if (opaque || one_opaque_block) {
+  if ((note & k_note_opaque) != 0 || one_opaque_block) {
     return;  // the whole item is a block the target counts
   }
-  if (custom) {
+  if ((note & k_note_custom) != 0) {
     // Free-text input (Codex's apply_patch) goes elsewhere as a function call with
     // the input {"input": TEXT}, and comes back as one: that it was custom is lost.
     unheld("custom tool calls");
   }
-  // A text part's members beyond its text (annotations, prompt_cache_breakpoint), and
-  // an image part's detail but the API's default (written back as "auto").
-  const JsonValue* parts = message_item ? content : is(type, "function_call_output") ? output : nullptr;
-  if (parts != nullptr && parts->IsArray()) {
-    for (const JsonValue& part : parts->GetArray()) {
-      auto part_type = part.IsObject() ? type_of(part) : std::nullopt;
-      if (part_type && is(*part_type, "input_image")) {
-        if (auto detail = string_member(part, "detail"); detail && *detail != "auto") {
-          unheld("detail of image blocks");
-        }
-        continue;
-      }
-      if (!part_type || (!is(*part_type, "input_text") && !is(*part_type, "output_text"))) {
-        continue;
-      }
-      for (const auto& member : part.GetObject()) {
-        std::string_view key = view_of(member.name);
-        if (!is(key, "type") && !is(key, "text") && !says_nothing(member.value)) {
-          unheld(fmt::format("{} of text blocks", key));
-        }
-      }
+  if ((note & k_note_parts) != 0) {
+    if (!members) {
+      members = scan_item_members(*message.json);
+    }
+    for (const JsonValue& part : counted_parts(*members)->GetArray()) {
+      part_losses(part, &unheld);
     }
   }
-  // Reasoning read from `content` (an open-weight model's reasoning_text parts, no
-  // summary): elsewhere it is thinking, which comes back as a summary.
-  if (is(type, "reasoning")) {
-    bool summarised = false;
-    if (summary != nullptr && summary->IsArray()) {
-      for (const JsonValue& part : summary->GetArray()) {
-        summarised = summarised || (part.IsObject() && string_member(part, "text"));
-      }
-    }
-    if (!summarised && content != nullptr && content->IsArray() && !content->Empty()) {
-      unheld("reasoning_text parts");
-    }
+  if ((note & k_note_reasoning_text) != 0) {
+    unheld("reasoning_text parts");
   }
-  if (!unmodelled) {
+  if ((note & k_note_named) == 0) {
+    for (std::uint64_t i = 0; i < (note & k_note_count); ++i) {
+      unheld(k_unheld_names[(note >> (k_note_codes_at + k_unheld_bits * i)) & 7]);
+    }
     return;
   }
   for (const auto& member : message.json->GetObject()) {

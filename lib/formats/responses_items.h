@@ -9,6 +9,7 @@
 // one opaque block named by the item's type, which only this family writes back.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -23,12 +24,41 @@ namespace convo {
 // codex): a message of one is written by the other from its item JSON.
 bool holds_responses_items(Format format);
 
+// The members of a Responses item (an object) that decoding and the loss count
+// read, found in one pass over it, each the first of its name as find_member finds
+// it: an item is read once, not once a member (a conversion of Responses items took
+// a tenth of its time looking them up). `unheld` lists the members that other
+// formats have no place for and that hold a value, in their order, for
+// responses_item_unmodelled.
+struct ItemMembers {
+  const JsonValue* type = nullptr;
+  const JsonValue* role = nullptr;
+  const JsonValue* content = nullptr;
+  const JsonValue* id = nullptr;
+  const JsonValue* call_id = nullptr;
+  const JsonValue* name = nullptr;
+  const JsonValue* arguments = nullptr;
+  const JsonValue* input = nullptr;
+  const JsonValue* output = nullptr;
+  const JsonValue* summary = nullptr;
+  std::uint64_t unheld = 0;  // 3 bits a member (responses_items.cc)
+  unsigned unheld_count = 0;
+  // One of them is counted by its own name ("X of items"), or there are more than
+  // `unheld` holds: the count reads the item's members again.
+  bool unheld_named = false;
+};
+ItemMembers scan_item_members(const JsonValue& item);
+
 // Decodes the Responses item `item` (at JSON pointer `path`) into `message`: role,
 // content, id. A DecodeError when it is no item. `raw`, when given, is the record's
 // bytes that `message.source` was parsed from: text that goes on as it was read
-// (a custom call's input) is taken from there rather than escaped again.
+// (a custom call's input) is taken from there rather than escaped again. What the
+// loss count needs of the item is noted in `message.source` (Source::note).
 void decode_responses_item(const JsonValue& item, const std::string& path, Message& message,
                            std::string_view raw = {});
+// The same, for an item whose members `members` (scan_item_members) the caller has.
+void decode_responses_item(const JsonValue& item, const ItemMembers& members,
+                           const std::string& path, Message& message, std::string_view raw = {});
 
 // Shared by the decoder and the encoder (responses_items_encode.cc):
 // True when a file's name, or the path of its URL, ends in ".pdf": an input_file has
