@@ -97,20 +97,9 @@ constexpr std::string_view k_unheld_names[] = {"", "encrypted reasoning", "item 
 constexpr unsigned k_unheld_bits = 3;
 constexpr unsigned k_max_unheld = 12;
 
-unsigned unheld_code(ItemMember member) {
-  switch (member) {
-    case ItemMember::encrypted_content:
-      return 1;
-    case ItemMember::id:
-      return 2;
-    case ItemMember::status:
-      return 3;
-    case ItemMember::phase:
-      return 4;
-    default:
-      return 0;
-  }
-}
+// A member's code is its ItemMember value, in the names' order above.
+static_assert(static_cast<unsigned>(ItemMember::encrypted_content) == 1 &&
+              static_cast<unsigned>(ItemMember::phase) == 4);
 
 // `value`, the item's member `key` (null when it has none), as optional_string reads
 // it: nullopt when absent or null, a DecodeError when it is no string.
@@ -345,7 +334,8 @@ ItemMembers scan_item_members(const JsonValue& item) {
     if (kind == ItemMember::other || members.unheld_count == k_max_unheld) {
       members.unheld_named = true;
     } else {
-      members.unheld |= std::uint64_t{unheld_code(kind)} << (k_unheld_bits * members.unheld_count++);
+      members.unheld |= std::uint64_t{static_cast<unsigned>(kind)}
+                        << (k_unheld_bits * members.unheld_count++);
     }
   }
   return members;
