@@ -9,9 +9,11 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "formats/anthropic_blocks.h"
 #include "formats/fields.h"
+#include "formats/json_out.h"
 #include "formats/mapping.h"
 #include "formats/object_writer.h"
 #include "formats/session_ids.h"
@@ -398,15 +400,19 @@ class ClaudeCodeEncoder final : public EncoderBase {
     std::string_view type = assistant ? "assistant" : "user";
     DropFn drop_block = [&](std::string_view what) { EncoderBase::drop(what, m); };
     const bool keep = uses_anthropic_blocks(m.origin);
-    auto content_json = [&](const DropFn& on_drop) {
-      rapidjson::StringBuffer buffer;
-      JsonWriter cw(buffer);
-      write_anthropic_content(cw, mc, keep, on_drop);
-      return std::string(buffer.GetString(), buffer.GetSize());
-    };
-    std::string content = mc.form == Content::Form::absent
-                              ? std::string()
-                              : content_json([](std::string_view) {});
+    // The content's JSON, written once: its bytes derive the record's uuid and are
+    // the message's content. What writing it dropped is counted where the message's
+    // content is written, in the record below (where the loss report has always
+    // found it), from this list.
+    std::vector<std::string> content_drops;
+    std::string content;
+    if (mc.form != Content::Form::absent) {
+      PooledBuffer pooled;
+      JsonWriter cw(pooled.get());
+      write_anthropic_content(cw, mc, keep,
+                              [&](std::string_view what) { content_drops.emplace_back(what); });
+      content.assign(pooled.get().GetString(), pooled.get().GetSize());
+    }
 
     // The session: the source's when it has a UUID one, a UUID derived from its id
     // when it has another (Claude Code resumes only UUID sessions), else the one given
@@ -425,9 +431,11 @@ class ClaudeCodeEncoder final : public EncoderBase {
     if (first && is_uuid(m.id) && !own_uuid) {
       drop("message ids", m);  // a UUID given already: encoder_base counts no other UUID id
     }
+    const fmt::format_int number(position);
     const std::string uuid =
         own_uuid ? m.id
-                 : derived_uuid(fmt::format("record:{}:{}:{}:{}", file, position, type, content));
+                 : derived_uuid({"record:", file, ":", std::string_view(number.data(), number.size()),
+                                 ":", type, ":", content});
     // The time: the source's (UTC ISO 8601); else 1 ms after the record before;
     // else `position` ms after the Unix epoch.
     std::optional<std::int64_t> ms;
@@ -469,7 +477,10 @@ class ClaudeCodeEncoder final : public EncoderBase {
       message.set_string("role", type);
       if (!content.empty()) {
         message.set("content", [&](JsonWriter& cw) {
-          write_anthropic_content(cw, mc, keep, drop_block);
+          write_raw(cw, content);
+          for (const std::string& what : content_drops) {
+            drop_block(what);
+          }
         });
       }
       if (assistant) {

@@ -7,30 +7,68 @@
 
 namespace convo {
 
-// 128 bits of `text`: two FNV-1a 64-bit hashes with different offsets, each finished
-// by a 64-bit mixer. Not cryptographic: only stable and well spread.
-std::pair<std::uint64_t, std::uint64_t> hash128(std::string_view text) {
-  auto fnv = [&](std::uint64_t h) {
+namespace {
+
+// Two FNV-1a 64-bit hashes with different offsets, each finished by a 64-bit mixer.
+// Both run in one pass over the bytes: each byte is a multiply that waits for the
+// one before, and two of them side by side take the time of one (a record's uuid
+// hashes its content, and hashing was a third of a conversion to claude-code).
+class Hash128 {
+ public:
+  void add(std::string_view text) {
+    std::uint64_t a = m_a;
+    std::uint64_t b = m_b;
     for (unsigned char c : text) {
-      h = (h ^ c) * 0x100000001b3ULL;
+      a = (a ^ c) * k_prime;
+      b = (b ^ c) * k_prime;
     }
+    m_a = a;
+    m_b = b;
+  }
+  std::pair<std::uint64_t, std::uint64_t> finish() const { return {mix(m_a), mix(m_b)}; }
+
+ private:
+  static constexpr std::uint64_t k_prime = 0x100000001b3ULL;
+  static std::uint64_t mix(std::uint64_t h) {
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdULL;
     h ^= h >> 33;
     h *= 0xc4ceb9fe1a85ec53ULL;
     h ^= h >> 33;
     return h;
-  };
-  return {fnv(0xcbf29ce484222325ULL), fnv(0x84222325cbf29ce4ULL)};
-}
+  }
+  std::uint64_t m_a = 0xcbf29ce484222325ULL;
+  std::uint64_t m_b = 0x84222325cbf29ce4ULL;
+};
 
-// A UUID made from `text` (RFC 9562 version 8, "custom": the hash above).
-std::string derived_uuid(std::string_view text) {
-  auto [hi, lo] = hash128(text);
+std::string uuid_of(std::pair<std::uint64_t, std::uint64_t> hash) {
+  auto [hi, lo] = hash;
   hi = (hi & ~0xf000ULL) | 0x8000ULL;                        // version 8
   lo = (lo & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // variant 10
   return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xffff,
                      hi & 0xffff, lo >> 48, lo & 0xffffffffffffULL);
+}
+
+}  // namespace
+
+// 128 bits of `text`: not cryptographic, only stable and well spread.
+std::pair<std::uint64_t, std::uint64_t> hash128(std::string_view text) {
+  return hash128({text});
+}
+
+std::pair<std::uint64_t, std::uint64_t> hash128(std::initializer_list<std::string_view> pieces) {
+  Hash128 hash;
+  for (std::string_view piece : pieces) {
+    hash.add(piece);
+  }
+  return hash.finish();
+}
+
+// A UUID made from `text` (RFC 9562 version 8, "custom": the hash above).
+std::string derived_uuid(std::string_view text) { return uuid_of(hash128(text)); }
+
+std::string derived_uuid(std::initializer_list<std::string_view> pieces) {
+  return uuid_of(hash128(pieces));
 }
 
 bool is_uuid(std::string_view text) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,9 +14,14 @@ namespace convo {
 
 // 128 bits of `text`: stable and well spread, not cryptographic.
 std::pair<std::uint64_t, std::uint64_t> hash128(std::string_view text);
+// The same of `pieces` one after the other, without joining them (a record's uuid is
+// derived from its content, most of the record).
+std::pair<std::uint64_t, std::uint64_t> hash128(std::initializer_list<std::string_view> pieces);
 
 // A UUID made from `text` (RFC 9562 version 8, "custom": the hash above).
 std::string derived_uuid(std::string_view text);
+// The same of `pieces` one after the other.
+std::string derived_uuid(std::initializer_list<std::string_view> pieces);
 
 // True when `text` is a UUID in its 36-character form.
 bool is_uuid(std::string_view text);
