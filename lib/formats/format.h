@@ -296,6 +296,7 @@ class EncoderBase : public Encoder {
   // model, is lost in this one (drop_unheld).
   bool counts_unheld(std::string_view what, const Message& message, bool in_body) const;
   bool joins_reply(const Message& message) const;
+  bool reply_has_tool_uses() const;
   void join_reply(Message&& message);
   void write_reply(Output& out);
   void encode_and_write(const Message& message, Output& out,
@@ -323,6 +324,10 @@ class EncoderBase : public Encoder {
   // record and kept whole. Cleared, not freed, when the reply is written.
   std::vector<JoinedRecord> m_reply_records;
   bool m_reply_cut_kept = true;                    // its records' cut comes back
+  // How many of its blocks reply_has_tool_uses has looked at, and whether one of
+  // them was a tool call.
+  mutable std::size_t m_reply_blocks_seen = 0;
+  mutable bool m_reply_has_calls = false;
   int m_reply_thinking_records = 0;                // its records of thinking alone
   bool m_thinking_dropped = false;                 // drop() counted thinking blocks
   bool m_keeps_bad_records = true;                 // EncodeOptions::keeps_bad_records
