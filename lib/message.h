@@ -689,8 +689,8 @@ class Message {
 std::string_view recorded_model(const Message& message);
 
 // The model that last answered in `messages`: the recorded_model of the last
-// assistant message that has one; empty when none does. A request continuing the conversation goes to it by default, and Claude
-// Code resumes a session with it.
+// assistant message that has one; empty when none does. A request continuing the
+// conversation goes to it by default, and Claude Code resumes a session with it.
 std::string_view last_recorded_model(const std::vector<Message>& messages);
 
 // How a role is named in the OpenAI API: "user", "assistant", "system",

@@ -432,10 +432,9 @@ class ClaudeCodeEncoder final : public EncoderBase {
       drop("message ids", m);  // a UUID given already: encoder_base counts no other UUID id
     }
     const fmt::format_int number(position);
+    const std::string_view digits(number.data(), number.size());
     const std::string uuid =
-        own_uuid ? m.id
-                 : derived_uuid({"record:", file, ":", std::string_view(number.data(), number.size()),
-                                 ":", type, ":", content});
+        own_uuid ? m.id : derived_uuid({"record:", file, ":", digits, ":", type, ":", content});
     // The time: the source's (UTC ISO 8601); else 1 ms after the record before;
     // else `position` ms after the Unix epoch.
     std::optional<std::int64_t> ms;

@@ -313,15 +313,15 @@ ItemMembers scan_item_members(const JsonValue& item) {
     const ItemMember kind = item_member(key);
     const JsonValue** slot = nullptr;
     if (kind == ItemMember::modelled) {
-      slot = is(key, "type")      ? &members.type
-             : is(key, "role")    ? &members.role
-             : is(key, "content") ? &members.content
-             : is(key, "call_id") ? &members.call_id
-             : is(key, "name")    ? &members.name
+      slot = is(key, "type")        ? &members.type
+             : is(key, "role")      ? &members.role
+             : is(key, "content")   ? &members.content
+             : is(key, "call_id")   ? &members.call_id
+             : is(key, "name")      ? &members.name
              : is(key, "arguments") ? &members.arguments
-             : is(key, "input")   ? &members.input
-             : is(key, "output")  ? &members.output
-                                  : &members.summary;
+             : is(key, "input")     ? &members.input
+             : is(key, "output")    ? &members.output
+                                    : &members.summary;
     } else if (kind == ItemMember::id) {
       slot = &members.id;
     }
