@@ -3,7 +3,7 @@
 
 # Debian packages convo needs to build and test.
 CONVO_PACKAGES=(cmake make g++ libcli11-dev rapidjson-dev libfmt-dev librange-v3-dev catch2
-                zlib1g-dev libzstd-dev gzip zstd parallel
+                zlib1g-dev libzstd-dev libxxhash-dev gzip zstd parallel
                 libmimalloc-dev  # the allocator convo links (CMakeLists.txt, CONVO_MIMALLOC)
                 chromium)  # chromium: the render browser test (CTest label chromium)
 
