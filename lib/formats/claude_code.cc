@@ -221,8 +221,7 @@ constexpr std::string_view k_written_version = "2.1.330";
 
 // "msg_" and 24 hex digits made from the record's uuid: an API response id.
 std::string derived_message_id(std::string_view uuid) {
-  auto [hi, lo] = hash128(fmt::format("message:{}", uuid));
-  return fmt::format("msg_{:016x}{:08x}", hi, lo >> 32);
+  return derived_hex_id("msg_", {"message:", uuid});
 }
 
 // Member `key` of the Anthropic response a message of another format is (a line
@@ -239,8 +238,7 @@ const JsonValue* response_member(const Message& m, std::string_view key) {
 // "req_" and 24 hex digits made from a response's message id: the request id its
 // records share.
 std::string derived_request_id(std::string_view message_id) {
-  auto [hi, lo] = hash128(fmt::format("request:{}", message_id));
-  return fmt::format("req_{:016x}{:08x}", hi, lo >> 32);
+  return derived_hex_id("req_", {"request:", message_id});
 }
 
 // Claude Code's stop_reason for another format's: OpenAI's finish_reason, OpenCode's

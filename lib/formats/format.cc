@@ -238,13 +238,17 @@ bool is_response(const Message& message) {
 }
 
 std::string record_noun(const Message& message) {
+  std::string_view type = kind_name(message.kind);
   if (!message.record_type.empty()) {
-    return fmt::format("{} records", message.record_type);
+    type = message.record_type;
+  } else if (message.kind == Kind::unknown && !message.meta->subtype.empty()) {
+    type = message.meta->subtype;  // "subagent meta records"
   }
-  if (message.kind == Kind::unknown && !message.meta->subtype.empty()) {
-    return fmt::format("{} records", message.meta->subtype);  // "subagent meta records"
-  }
-  return fmt::format("{} records", kind_name(message.kind));
+  // Joined by hand: a Codex rollout drops a bookkeeping record at every other line.
+  std::string noun;
+  noun.reserve(type.size() + 8);
+  noun.append(type).append(" records");
+  return noun;
 }
 
 // --- Registry ---

@@ -22,6 +22,9 @@ std::pair<std::uint64_t, std::uint64_t> hash128(std::initializer_list<std::strin
 std::string derived_uuid(std::string_view text);
 // The same of `pieces` one after the other.
 std::string derived_uuid(std::initializer_list<std::string_view> pieces);
+// `prefix` and 24 hex digits of the hash of `pieces`: an id in an API's shape
+// ("msg_" and 24 hex digits, as a Messages API response id).
+std::string derived_hex_id(std::string_view prefix, std::initializer_list<std::string_view> pieces);
 
 // True when `text` is a UUID in its 36-character form.
 bool is_uuid(std::string_view text);
