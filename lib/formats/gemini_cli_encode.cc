@@ -11,6 +11,7 @@
 #include "formats/mapping.h"
 #include "formats/object_writer.h"
 #include "formats/responses_items.h"
+#include "formats/session_ids.h"
 #include "formats/tool_turns.h"
 #include "io/output.h"
 
@@ -105,18 +106,10 @@ bool continues_response(const Element& e, const Message& m) {
   return next > before || (next == before && next != 1);
 }
 
-// 128 bits of FNV-1a over `text`, as a UUID-shaped string: a session id that is the
-// same for the same conversation.
+// A UUID derived from `text` (session_ids.h): a session id that is the same for the
+// same conversation.
 std::string session_id_for(std::string_view text) {
-  std::uint64_t a = 14695981039346656037ULL;
-  std::uint64_t b = 1099511628211ULL ^ 0x9e3779b97f4a7c15ULL;
-  for (unsigned char c : text) {
-    a = (a ^ c) * 1099511628211ULL;
-    b = (b ^ c) * 0x100000001b3ULL + 0x7f4a7c15ULL;
-  }
-  std::string hex = fmt::format("{:016x}{:016x}", a, b);
-  return fmt::format("{}-{}-{}-{}-{}", hex.substr(0, 8), hex.substr(8, 4), hex.substr(12, 4),
-                     hex.substr(16, 4), hex.substr(20, 12));
+  return derived_uuid({"gemini-cli-session:", text});
 }
 
 class GeminiCliEncoder final : public EncoderBase {
