@@ -126,11 +126,7 @@ void write_content_value(JsonWriter& w, const Content& content, bool keep_member
       w.String(content.text.data(), static_cast<rapidjson::SizeType>(content.text.size()));
       return;
     case Content::Form::blocks:
-      w.StartArray();
-      for (const Block& block : content.blocks) {
-        write_block(w, block, keep_members, drop);
-      }
-      w.EndArray();
+      write_anthropic_blocks(w, content.blocks, keep_members, drop);
       return;
   }
 }
@@ -391,6 +387,15 @@ void decode_anthropic_role(std::string_view role, Message& message) {
 void write_anthropic_content(JsonWriter& writer, const Content& content, bool keep_members,
                              const DropFn& drop) {
   write_content_value(writer, content, keep_members, drop);
+}
+
+void write_anthropic_blocks(JsonWriter& writer, std::span<const Block> blocks, bool keep_members,
+                            const DropFn& drop) {
+  writer.StartArray();
+  for (const Block& block : blocks) {
+    write_block(writer, block, keep_members, drop);
+  }
+  writer.EndArray();
 }
 
 void anthropic_block_members(const Content& content, const DropFn& unheld) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -54,6 +55,9 @@ void write_anthropic_source(JsonWriter& w, const MediaSource& source, bool url_m
 // Anthropic-shaped format and keep what convo does not model.
 void write_anthropic_content(JsonWriter& writer, const Content& content, bool keep_members,
                              const DropFn& drop);
+// Writes `blocks` as Anthropic content, a list: some blocks of a message's content.
+void write_anthropic_blocks(JsonWriter& writer, std::span<const Block> blocks, bool keep_members,
+                            const DropFn& drop);
 
 // True when `content` is blocks of which Anthropic can hold none (an encrypted
 // Responses reasoning item), after counting each through `drop`: the caller then

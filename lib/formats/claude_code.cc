@@ -7,6 +7,7 @@
 #include <ctime>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -293,10 +294,9 @@ class ClaudeCodeEncoder final : public EncoderBase {
       }
     }
     if (same_format(message)) {
-      rapidjson::StringBuffer buffer;
-      JsonWriter writer(buffer);
+      JsonWriter writer(values.open());
       write_record(writer, message);
-      values.add({buffer.GetString(), buffer.GetSize()});
+      values.close();
       return;
     }
     // Claude Code writes a response one record per content block, sharing the
@@ -307,13 +307,13 @@ class ClaudeCodeEncoder final : public EncoderBase {
     cut.message_id = message.meta->message_id;
     cut.request_id = message.meta->request_id;
     for (std::size_t i = 0; i < pieces.size(); ++i) {
-      rapidjson::StringBuffer buffer;
-      JsonWriter writer(buffer);
+      // Written where it goes: the output's buffer, when the encoder writes there.
+      JsonWriter writer(values.open());
       cut.piece = pieces[i];
       cut.first = i == 0;
       cut.split = pieces.size() > 1;
       write_new_record(writer, message, cut);
-      values.add({buffer.GetString(), buffer.GetSize()});
+      values.close();
     }
   }
 
@@ -371,16 +371,14 @@ class ClaudeCodeEncoder final : public EncoderBase {
   // Code loads: the chain fields derived from the input (the Chain), the message as
   // Claude Code writes it (an API response for assistant records).
   void write_new_record(JsonWriter& w, const Message& m, Cut& cut) {
-    Content piece_content;
+    // The piece's blocks are written from where they are, not from a copy (a tool
+    // result's copy took its whole output).
     const bool part = m.content.is_blocks() &&
                       (cut.piece.first != 0 || cut.piece.second != m.content.blocks.size());
-    if (part) {
-      piece_content.form = Content::Form::blocks;
-      piece_content.blocks.assign(
-          m.content.blocks.begin() + static_cast<std::ptrdiff_t>(cut.piece.first),
-          m.content.blocks.begin() + static_cast<std::ptrdiff_t>(cut.piece.second));
-    }
-    const Content& mc = part ? piece_content : m.content;
+    const std::span<const Block> piece_blocks =
+        part ? std::span<const Block>(m.content.blocks)
+                   .subspan(cut.piece.first, cut.piece.second - cut.piece.first)
+             : std::span<const Block>();
     const bool first = cut.first;
     auto drop = [&](std::string_view what, const Message& message) {
       if (first) {
@@ -403,14 +401,17 @@ class ClaudeCodeEncoder final : public EncoderBase {
     // content is written, in the record below (where the loss report has always
     // found it), from this list.
     std::vector<std::string> content_drops;
-    std::string content;
-    if (mc.form != Content::Form::absent) {
-      PooledBuffer pooled;
+    PooledBuffer pooled;
+    if (part || m.content.form != Content::Form::absent) {
       JsonWriter cw(pooled.get());
-      write_anthropic_content(cw, mc, keep,
-                              [&](std::string_view what) { content_drops.emplace_back(what); });
-      content.assign(pooled.get().GetString(), pooled.get().GetSize());
+      const DropFn content_drop = [&](std::string_view what) { content_drops.emplace_back(what); };
+      if (part) {
+        write_anthropic_blocks(cw, piece_blocks, keep, content_drop);
+      } else {
+        write_anthropic_content(cw, m.content, keep, content_drop);
+      }
     }
+    const std::string_view content(pooled.get().GetString(), pooled.get().GetSize());
 
     // The session: the source's when it has a UUID one, a UUID derived from its id
     // when it has another (Claude Code resumes only UUID sessions), else the one given
