@@ -324,6 +324,7 @@ class ClaudeCodeEncoder final : public EncoderBase {
     std::size_t position = 0;   // records written for it so far
     std::string previous_uuid;  // the last record's uuid: the next one's parentUuid
     std::string session_id;     // the session id given to the last record
+    std::string source_session;  // the source's session id session_id was made from
     std::optional<std::int64_t> last_ms;  // the last record's time
     std::set<std::string, std::less<>> source_uuids;  // message ids given as uuids
   };
@@ -386,10 +387,10 @@ class ClaudeCodeEncoder final : public EncoderBase {
       }
     };
     const RecordMeta& e = *m.meta;
-    std::string file = m.where.file ? *m.where.file : std::string("-");
+    const std::string_view file = m.where.file ? std::string_view(*m.where.file) : "-";
     if (file != m_chain.file || m_chain.position == 0) {
       m_chain = Chain{};
-      m_chain.file = file;
+      m_chain.file = std::string(file);
     }
     const std::size_t position = m_chain.position++;
     const bool assistant = m.role == Role::assistant;
@@ -416,18 +417,27 @@ class ClaudeCodeEncoder final : public EncoderBase {
     // The session: the source's when it has a UUID one, a UUID derived from its id
     // when it has another (Claude Code resumes only UUID sessions), else the one given
     // so far to this input, else one derived from the input's name.
-    std::string source_session = e.session_id.empty() ? session_of_request(m) : e.session_id;
+    std::string requested;
+    std::string_view source_session = e.session_id;
+    if (source_session.empty()) {
+      requested = session_of_request(m);
+      source_session = requested;
+    }
     if (!source_session.empty()) {
-      m_chain.session_id =
-          is_uuid(source_session) ? source_session : derived_uuid("session:" + source_session);
+      if (source_session != m_chain.source_session) {  // a new one: most records repeat it
+        m_chain.source_session = source_session;
+        m_chain.session_id = is_uuid(source_session) ? std::string(source_session)
+                                                     : derived_uuid({"session:", source_session});
+      }
     } else if (m_chain.session_id.empty()) {
-      m_chain.session_id = derived_uuid("session:" + file);
+      m_chain.session_id = derived_uuid({"session:", file});
     }
     // The uuid: the source message's id when it is a UUID not given yet (a Gemini CLI
     // message's), on its first record, so that it comes back as the message's id;
     // else one derived from the record.
-    const bool own_uuid = first && is_uuid(m.id) && m_chain.source_uuids.insert(m.id).second;
-    if (first && is_uuid(m.id) && !own_uuid) {
+    const bool uuid_id = first && is_uuid(m.id);
+    const bool own_uuid = uuid_id && m_chain.source_uuids.insert(m.id).second;
+    if (uuid_id && !own_uuid) {
       drop("message ids", m);  // a UUID given already: encoder_base counts no other UUID id
     }
     const fmt::format_int number(position);
