@@ -458,94 +458,107 @@ class ClaudeCodeEncoder final : public EncoderBase {
     }
     m_chain.last_ms = ms;
 
-    ObjectWriter record(w, nullptr);
+    // A fresh object, so written member by member: an ObjectWriter, which keeps an
+    // original's members, had nothing to keep, and its copies and lookups were a
+    // tenth of converting a Codex rollout.
+    auto member = [&w](std::string_view key) {
+      w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+    };
+    auto string_member = [&](std::string_view key, std::string_view value) {
+      member(key);
+      write_string(w, value);
+    };
+    w.StartObject();
+    member("parentUuid");
     if (m_chain.previous_uuid.empty()) {
-      record.set_null("parentUuid");
+      w.Null();
     } else {
-      record.set_string("parentUuid", m_chain.previous_uuid);
+      write_string(w, m_chain.previous_uuid);
     }
-    record.set_bool("isSidechain", e.is_sidechain);
-    record.set_string("userType", "external");
-    record.set_string("cwd", "/");
-    record.set_string("sessionId", m_chain.session_id);
-    record.set_string("version", k_written_version);
-    record.set_string("type", type);
-    record.set("message", [&](JsonWriter& writer) {
-      ObjectWriter message(writer, nullptr);
-      if (assistant) {
-        if (!e.model.empty()) {
-          message.set_string("model", e.model);
-        }
-        if (cut.message_id.empty()) {
-          cut.message_id = derived_message_id(uuid);
-        }
-        message.set_string("id", cut.message_id);
-        message.set_string("type", "message");
+    member("isSidechain");
+    w.Bool(e.is_sidechain);
+    string_member("userType", "external");
+    string_member("cwd", "/");
+    string_member("sessionId", m_chain.session_id);
+    string_member("version", k_written_version);
+    string_member("type", type);
+    member("message");
+    w.StartObject();
+    if (assistant) {
+      if (!e.model.empty()) {
+        string_member("model", e.model);
       }
-      message.set_string("role", type);
-      if (!content.empty()) {
-        message.set("content", [&](JsonWriter& cw) {
-          write_raw(cw, content);
-          for (const std::string& what : content_drops) {
-            drop_block(what);
-          }
-        });
+      if (cut.message_id.empty()) {
+        cut.message_id = derived_message_id(uuid);
       }
-      if (assistant) {
-        std::string_view stop = anthropic_stop_reason(e.stop_reason);
-        if (!e.stop_reason.empty() && stop.empty()) {
-          drop("stop reasons Claude Code does not know", m);
-        }
-        if (stop.empty()) {
-          message.set_null("stop_reason");
-        } else {
-          message.set_string("stop_reason", stop);
-        }
-        message.set_null("stop_sequence");
-        const Usage& u = m.usage;
-        if (u.input || u.output || u.cache_read || u.cache_write) {
-          // Runs at message.write(), after this block: it names only what outlives it.
-          message.set("usage", [&u](JsonWriter& uw) {
-            const std::pair<std::string_view, std::optional<std::int64_t>> counts[] = {
-                {"input_tokens", u.input},
-                {"cache_creation_input_tokens", u.cache_write},
-                {"cache_read_input_tokens", u.cache_read},
-                {"output_tokens", u.output},
-            };
-            ObjectWriter usage(uw, nullptr);
-            for (const auto& [key, value] : counts) {
-              if (value) {
-                usage.set_int(key, *value);
-              }
-            }
-            usage.write();
-          });
-        }
-        // Members of an Anthropic response that Claude Code keeps in the message as
-        // the API sent it: the code execution container the response ran in, and what
-        // a refusal says of itself (stop_details: its category and explanation).
-        for (std::string_view key : {"container", "stop_details"}) {
-          if (const JsonValue* member = response_member(m, key)) {
-            message.set_raw(key, to_json(*member));
+      string_member("id", cut.message_id);
+      string_member("type", "message");
+    }
+    string_member("role", type);
+    if (!content.empty()) {
+      member("content");
+      write_raw(w, content);
+      for (const std::string& what : content_drops) {
+        drop_block(what);
+      }
+    }
+    if (assistant) {
+      std::string_view stop = anthropic_stop_reason(e.stop_reason);
+      if (!e.stop_reason.empty() && stop.empty()) {
+        drop("stop reasons Claude Code does not know", m);
+      }
+      member("stop_reason");
+      if (stop.empty()) {
+        w.Null();
+      } else {
+        write_string(w, stop);
+      }
+      member("stop_sequence");
+      w.Null();
+      const Usage& u = m.usage;
+      if (u.input || u.output || u.cache_read || u.cache_write) {
+        const std::pair<std::string_view, std::optional<std::int64_t>> counts[] = {
+            {"input_tokens", u.input},
+            {"cache_creation_input_tokens", u.cache_write},
+            {"cache_read_input_tokens", u.cache_read},
+            {"output_tokens", u.output},
+        };
+        member("usage");
+        w.StartObject();
+        for (const auto& [key, value] : counts) {
+          if (value) {
+            member(key);
+            w.Int64(*value);
           }
         }
+        w.EndObject();
       }
-      message.write();
-    });
+      // Members of an Anthropic response that Claude Code keeps in the message as
+      // the API sent it: the code execution container the response ran in, and what
+      // a refusal says of itself (stop_details: its category and explanation).
+      for (std::string_view key : {"container", "stop_details"}) {
+        if (const JsonValue* value = response_member(m, key)) {
+          member(key);
+          write_raw(w, to_json(*value));
+        }
+      }
+    }
+    w.EndObject();
     if (assistant && cut.split) {
       // The records of one response share its request: usage counters (convo usage,
       // ccusage) count a response once by message.id and requestId.
       if (cut.request_id.empty()) {
         cut.request_id = derived_request_id(cut.message_id);
       }
-      record.set_string("requestId", cut.request_id);
+      string_member("requestId", cut.request_id);
     }
     if (e.is_meta) {
-      record.set_bool("isMeta", true);
+      member("isMeta");
+      w.Bool(true);
     }
-    record.set_string("uuid", uuid);
-    record.set_string("timestamp", iso_utc(*ms));
-    record.write();
+    string_member("uuid", uuid);
+    string_member("timestamp", iso_utc(*ms));
+    w.EndObject();
     m_chain.previous_uuid = uuid;
   }
 
