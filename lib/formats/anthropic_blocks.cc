@@ -131,10 +131,87 @@ void write_content_value(JsonWriter& w, const Content& content, bool keep_member
   }
 }
 
+// A block of the kinds most transcripts are made of, with no original object to keep
+// members of (a block of another format, or a fresh one), written member by member,
+// in the order write_block's ObjectWriter gives them: its copies and lookups were
+// most of writing one. False, having written nothing, for the other kinds.
+bool write_fresh_block(JsonWriter& w, const Block& block, bool keep_members, const DropFn& drop) {
+  auto member = [&w](std::string_view key) {
+    w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  };
+  auto string_member = [&](std::string_view key, std::string_view value) {
+    member(key);
+    w.String(value.empty() ? "" : value.data(), static_cast<rapidjson::SizeType>(value.size()));
+  };
+  auto text_member = [&](std::string_view key) {  // the block's text, copied when plain
+    if (block.text.empty()) {
+      string_member(key, "");
+      return;
+    }
+    member(key);
+    write_string(w, block.text);
+  };
+  switch (block.type) {
+    case BlockType::text:
+      w.StartObject();
+      string_member("type", "text");
+      text_member("text");
+      break;
+    case BlockType::thinking:
+      w.StartObject();
+      string_member("type", "thinking");
+      text_member("thinking");
+      if (block.signature) {
+        string_member("signature", *block.signature);
+      }
+      break;
+    case BlockType::redacted_thinking:
+      w.StartObject();
+      string_member("type", "redacted_thinking");
+      text_member("data");
+      break;
+    case BlockType::tool_use:
+    case BlockType::server_tool_use:
+      w.StartObject();
+      string_member("type", !block.type_name.empty()                ? std::string_view(block.type_name)
+                            : block.type == BlockType::tool_use ? "tool_use"
+                                                                : "server_tool_use");
+      string_member("id", block.id);
+      string_member("name", block.name);
+      member("input");
+      write_input(w, block, drop);
+      break;
+    case BlockType::tool_result:
+      w.StartObject();
+      string_member("type", "tool_result");
+      string_member("tool_use_id", block.id);
+      if (block.result.form != Content::Form::absent) {
+        member("content");
+        write_content_value(w, block.result, keep_members, drop);
+      }
+      if (block.is_error) {
+        member("is_error");
+        w.Bool(*block.is_error);
+      }
+      break;
+    default:
+      return false;
+  }
+  if (!block.cache_control.empty()) {
+    member("cache_control");
+    w.RawValue(block.cache_control.data(), block.cache_control.size(), rapidjson::kObjectType);
+  }
+  w.EndObject();
+  return true;
+}
+
 void write_block(JsonWriter& w, const Block& block, bool keep_members, const DropFn& drop) {
   const JsonValue* original = keep_members ? block.json : nullptr;
   if (original != nullptr && original->IsString() && block.type == BlockType::text) {
     w.String(block.text.data(), static_cast<rapidjson::SizeType>(block.text.size()));
+    return;
+  }
+  if (original == nullptr && write_fresh_block(w, block, keep_members, drop)) {
     return;
   }
   ObjectWriter object(w, original);
