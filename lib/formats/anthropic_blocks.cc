@@ -136,14 +136,14 @@ void write_content_value(JsonWriter& w, const Content& content, bool keep_member
 // in the order write_block's ObjectWriter gives them: its copies and lookups were
 // most of writing one. False, having written nothing, for the other kinds.
 bool write_fresh_block(JsonWriter& w, const Block& block, bool keep_members, const DropFn& drop) {
-  auto member = [&w](std::string_view key) {
-    w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  auto member = [&w](PlainKey key) {
+    write_key(w, key);
   };
-  auto string_member = [&](std::string_view key, std::string_view value) {
+  auto string_member = [&](PlainKey key, std::string_view value) {
     member(key);
     w.String(value.empty() ? "" : value.data(), static_cast<rapidjson::SizeType>(value.size()));
   };
-  auto text_member = [&](std::string_view key) {  // the block's text, copied when plain
+  auto text_member = [&](PlainKey key) {  // the block's text, copied when plain
     if (block.text.empty()) {
       string_member(key, "");
       return;

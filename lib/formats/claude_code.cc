@@ -461,10 +461,10 @@ class ClaudeCodeEncoder final : public EncoderBase {
     // A fresh object, so written member by member: an ObjectWriter, which keeps an
     // original's members, had nothing to keep, and its copies and lookups were a
     // tenth of converting a Codex rollout.
-    auto member = [&w](std::string_view key) {
-      w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+    auto member = [&w](PlainKey key) {
+      write_key(w, key);
     };
-    auto string_member = [&](std::string_view key, std::string_view value) {
+    auto string_member = [&](PlainKey key, std::string_view value) {
       member(key);
       write_string(w, value);
     };
@@ -517,11 +517,11 @@ class ClaudeCodeEncoder final : public EncoderBase {
       w.Null();
       const Usage& u = m.usage;
       if (u.input || u.output || u.cache_read || u.cache_write) {
-        const std::pair<std::string_view, std::optional<std::int64_t>> counts[] = {
-            {"input_tokens", u.input},
-            {"cache_creation_input_tokens", u.cache_write},
-            {"cache_read_input_tokens", u.cache_read},
-            {"output_tokens", u.output},
+        const std::pair<PlainKey, std::optional<std::int64_t>> counts[] = {
+            {PlainKey("input_tokens"), u.input},
+            {PlainKey("cache_creation_input_tokens"), u.cache_write},
+            {PlainKey("cache_read_input_tokens"), u.cache_read},
+            {PlainKey("output_tokens"), u.output},
         };
         member("usage");
         w.StartObject();
@@ -536,8 +536,8 @@ class ClaudeCodeEncoder final : public EncoderBase {
       // Members of an Anthropic response that Claude Code keeps in the message as
       // the API sent it: the code execution container the response ran in, and what
       // a refusal says of itself (stop_details: its category and explanation).
-      for (std::string_view key : {"container", "stop_details"}) {
-        if (const JsonValue* value = response_member(m, key)) {
+      for (const PlainKey key : {PlainKey("container"), PlainKey("stop_details")}) {
+        if (const JsonValue* value = response_member(m, key.view())) {
           member(key);
           write_raw(w, to_json(*value));
         }
