@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <ctime>
 #include <optional>
 #include <set>
@@ -401,10 +402,23 @@ class ClaudeCodeEncoder final : public EncoderBase {
     // the message's content. What writing it dropped is counted where the message's
     // content is written, in the record below (where the loss report has always
     // found it), from this list.
+    //
+    // The uuid is hashed from "record:FILE:N:TYPE:" and the content: they are written
+    // one after the other, so that one pass of the hash reads them (in pieces, its
+    // streaming form cost twice as much).
     std::vector<std::string> content_drops;
     PooledBuffer pooled;
+    rapidjson::StringBuffer& hashed = pooled.get();
+    const fmt::format_int number(position);
+    for (std::string_view piece :
+         {std::string_view("record:"), file, std::string_view(":"),
+          std::string_view(number.data(), number.size()), std::string_view(":"), type,
+          std::string_view(":")}) {
+      std::memcpy(hashed.Push(piece.size()), piece.data(), piece.size());
+    }
+    const std::size_t content_at = hashed.GetSize();
     if (part || m.content.form != Content::Form::absent) {
-      JsonWriter cw(pooled.get());
+      JsonWriter cw(hashed);
       const DropFn content_drop = [&](std::string_view what) { content_drops.emplace_back(what); };
       if (part) {
         write_anthropic_blocks(cw, piece_blocks, keep, content_drop);
@@ -412,7 +426,8 @@ class ClaudeCodeEncoder final : public EncoderBase {
         write_anthropic_content(cw, m.content, keep, content_drop);
       }
     }
-    const std::string_view content(pooled.get().GetString(), pooled.get().GetSize());
+    const std::string_view record_text(hashed.GetString(), hashed.GetSize());
+    const std::string_view content = record_text.substr(content_at);
 
     // The session: the source's when it has a UUID one, a UUID derived from its id
     // when it has another (Claude Code resumes only UUID sessions), else the one given
@@ -440,10 +455,7 @@ class ClaudeCodeEncoder final : public EncoderBase {
     if (uuid_id && !own_uuid) {
       drop("message ids", m);  // a UUID given already: encoder_base counts no other UUID id
     }
-    const fmt::format_int number(position);
-    const std::string_view digits(number.data(), number.size());
-    const std::string uuid =
-        own_uuid ? m.id : derived_uuid({"record:", file, ":", digits, ":", type, ":", content});
+    const std::string uuid = own_uuid ? m.id : derived_uuid(record_text);
     // The time: the source's (UTC ISO 8601); else 1 ms after the record before;
     // else `position` ms after the Unix epoch.
     std::optional<std::int64_t> ms;
@@ -557,7 +569,8 @@ class ClaudeCodeEncoder final : public EncoderBase {
       w.Bool(true);
     }
     string_member("uuid", uuid);
-    string_member("timestamp", iso_utc(*ms));
+    IsoTime time;
+    string_member("timestamp", iso_utc(*ms, time));
     w.EndObject();
     m_chain.previous_uuid = uuid;
   }

@@ -6,6 +6,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <algorithm>
+#include <cstring>
 #include <ctime>
 #include <limits>
 
@@ -112,6 +114,11 @@ void civil_from_days(std::int64_t days, std::int64_t& year, int& month, int& day
 
 // "2025-06-19T05:20:00.000Z" for `ms` after the Unix epoch.
 std::string iso_utc(std::int64_t ms) {
+  IsoTime text;
+  return std::string(iso_utc(ms, text));
+}
+
+std::string_view iso_utc(std::int64_t ms, IsoTime& out) {
   std::int64_t millis = ((ms % 1000) + 1000) % 1000;
   const std::int64_t seconds = (ms - millis) / 1000;
   // The text up to the second, kept for the next call: the Codex writer gives each
@@ -123,9 +130,9 @@ std::string iso_utc(std::int64_t ms) {
     char text[25] = "0000-00-00T00:00:00.000Z";
   };
   thread_local Second last;
-  auto put = [](char* out, int value, int digits) {
+  auto put = [](char* at, int value, int digits) {
     for (int i = digits - 1; i >= 0; --i, value /= 10) {
-      out[i] = static_cast<char>('0' + value % 10);
+      at[i] = static_cast<char>('0' + value % 10);
     }
   };
   if (seconds != last.seconds) {
@@ -139,8 +146,11 @@ std::string iso_utc(std::int64_t ms) {
       auto time = static_cast<std::time_t>(seconds);
       std::tm tm{};
       gmtime_r(&time, &tm);
-      return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900,
-                         tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
+      const auto end = fmt::format_to_n(out.data(), out.size(),
+                                        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+                                        tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                                        tm.tm_min, tm.tm_sec, millis);
+      return {out.data(), std::min(end.size, out.size())};
     }
     // By hand: fmt's parse of this format was a tenth of converting a file to Codex,
     // which writes a time on every line.
@@ -152,9 +162,10 @@ std::string iso_utc(std::int64_t ms) {
     put(last.text + 17, static_cast<int>(day_seconds % 60), 2);
     last.seconds = seconds;
   }
-  std::string out(last.text, sizeof last.text - 1);
+  constexpr std::size_t size = sizeof last.text - 1;
+  std::memcpy(out.data(), last.text, size);
   put(out.data() + 20, static_cast<int>(millis), 3);
-  return out;
+  return {out.data(), size};
 }
 
 // Milliseconds since the epoch of a UTC time "YYYY-MM-DD[T ]HH:MM:SS[.fff...][Z|+00:00]",

@@ -3,6 +3,7 @@
 // always gives the same session.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -31,6 +32,10 @@ bool is_uuid(std::string_view text);
 
 // "2025-06-19T05:20:00.000Z" for `ms` after the Unix epoch.
 std::string iso_utc(std::int64_t ms);
+// The same, written in `out` (no allocation: a writer gives every record a time).
+// 24 characters; more for a year past 9999 or before 0, as gmtime gives it.
+using IsoTime = std::array<char, 32>;
+std::string_view iso_utc(std::int64_t ms, IsoTime& out);
 
 // Milliseconds since the epoch of a UTC time "YYYY-MM-DD[T ]HH:MM:SS[.fff...][Z|+00:00]",
 // or nullopt for anything else (other offsets included: they are not guessed at).
