@@ -136,9 +136,7 @@ void write_content_value(JsonWriter& w, const Content& content, bool keep_member
 // in the order write_block's ObjectWriter gives them: its copies and lookups were
 // most of writing one. False, having written nothing, for the other kinds.
 bool write_fresh_block(JsonWriter& w, const Block& block, bool keep_members, const DropFn& drop) {
-  auto member = [&w](PlainKey key) {
-    write_key(w, key);
-  };
+  auto member = [&w](PlainKey key) { write_key(w, key); };
   auto string_member = [&](PlainKey key, std::string_view value) {
     member(key);
     w.String(value.empty() ? "" : value.data(), static_cast<rapidjson::SizeType>(value.size()));
@@ -171,16 +169,19 @@ bool write_fresh_block(JsonWriter& w, const Block& block, bool keep_members, con
       text_member("data");
       break;
     case BlockType::tool_use:
-    case BlockType::server_tool_use:
+    case BlockType::server_tool_use: {
+      std::string_view type = block.type == BlockType::tool_use ? "tool_use" : "server_tool_use";
+      if (!block.type_name.empty()) {
+        type = block.type_name;
+      }
       w.StartObject();
-      string_member("type", !block.type_name.empty()                ? std::string_view(block.type_name)
-                            : block.type == BlockType::tool_use ? "tool_use"
-                                                                : "server_tool_use");
+      string_member("type", type);
       string_member("id", block.id);
       string_member("name", block.name);
       member("input");
       write_input(w, block, drop);
       break;
+    }
     case BlockType::tool_result:
       w.StartObject();
       string_member("type", "tool_result");

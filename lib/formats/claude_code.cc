@@ -325,7 +325,7 @@ class ClaudeCodeEncoder final : public EncoderBase {
     std::size_t position = 0;   // records written for it so far
     std::string previous_uuid;  // the last record's uuid: the next one's parentUuid
     std::string session_id;     // the session id given to the last record
-    std::string source_session;  // the source's session id session_id was made from
+    std::string source_session;           // the source's session id session_id was made from
     std::optional<std::int64_t> last_ms;  // the last record's time
     std::set<std::string, std::less<>> source_uuids;  // message ids given as uuids
   };
@@ -410,10 +410,9 @@ class ClaudeCodeEncoder final : public EncoderBase {
     PooledBuffer pooled;
     rapidjson::StringBuffer& hashed = pooled.get();
     const fmt::format_int number(position);
-    for (std::string_view piece :
-         {std::string_view("record:"), file, std::string_view(":"),
-          std::string_view(number.data(), number.size()), std::string_view(":"), type,
-          std::string_view(":")}) {
+    for (std::string_view piece : {std::string_view("record:"), file, std::string_view(":"),
+                                   std::string_view(number.data(), number.size()),
+                                   std::string_view(":"), type, std::string_view(":")}) {
       std::memcpy(hashed.Push(piece.size()), piece.data(), piece.size());
     }
     const std::size_t content_at = hashed.GetSize();
@@ -473,9 +472,7 @@ class ClaudeCodeEncoder final : public EncoderBase {
     // A fresh object, so written member by member: an ObjectWriter, which keeps an
     // original's members, had nothing to keep, and its copies and lookups were a
     // tenth of converting a Codex rollout.
-    auto member = [&w](PlainKey key) {
-      write_key(w, key);
-    };
+    auto member = [&w](PlainKey key) { write_key(w, key); };
     auto string_member = [&](PlainKey key, std::string_view value) {
       member(key);
       write_string(w, value);

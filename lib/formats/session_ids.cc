@@ -26,9 +26,9 @@ void put_hex(char* out, std::uint64_t value, int digits) {
 
 std::string uuid_of(std::pair<std::uint64_t, std::uint64_t> hash) {
   auto [hi, lo] = hash;
-  hi = (hi & ~0xf000ULL) | 0x8000ULL;                        // version 8
+  hi = (hi & ~0xf000ULL) | 0x8000ULL;                         // version 8
   lo = (lo & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // variant 10
-  std::string uuid(36, '-');  // 8-4-4-4-12
+  std::string uuid(36, '-');                                  // 8-4-4-4-12
   put_hex(uuid.data(), hi >> 32, 8);
   put_hex(uuid.data() + 9, hi >> 16, 4);
   put_hex(uuid.data() + 14, hi, 4);
@@ -70,7 +70,8 @@ std::string derived_uuid(std::initializer_list<std::string_view> pieces) {
   return uuid_of(hash128(pieces));
 }
 
-std::string derived_hex_id(std::string_view prefix, std::initializer_list<std::string_view> pieces) {
+std::string derived_hex_id(std::string_view prefix,
+                           std::initializer_list<std::string_view> pieces) {
   auto [hi, lo] = hash128(pieces);
   std::string id(prefix.size() + 24, '0');
   prefix.copy(id.data(), prefix.size());
@@ -146,10 +147,9 @@ std::string_view iso_utc(std::int64_t ms, IsoTime& out) {
       auto time = static_cast<std::time_t>(seconds);
       std::tm tm{};
       gmtime_r(&time, &tm);
-      const auto end = fmt::format_to_n(out.data(), out.size(),
-                                        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-                                        tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-                                        tm.tm_min, tm.tm_sec, millis);
+      const auto end = fmt::format_to_n(
+          out.data(), out.size(), "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900,
+          tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
       return {out.data(), std::min(end.size, out.size())};
     }
     // By hand: fmt's parse of this format was a tenth of converting a file to Codex,
