@@ -136,36 +136,31 @@ void write_content_value(JsonWriter& w, const Content& content, bool keep_member
 // in the order write_block's ObjectWriter gives them: its copies and lookups were
 // most of writing one. False, having written nothing, for the other kinds.
 bool write_fresh_block(JsonWriter& w, const Block& block, bool keep_members, const DropFn& drop) {
-  auto member = [&w](PlainKey key) { write_key(w, key); };
-  auto string_member = [&](PlainKey key, std::string_view value) {
-    member(key);
-    w.String(value.empty() ? "" : value.data(), static_cast<rapidjson::SizeType>(value.size()));
-  };
   auto text_member = [&](PlainKey key) {  // the block's text, copied when plain
     if (block.text.empty()) {
-      string_member(key, "");
+      write_string_member(w, key, "");
       return;
     }
-    member(key);
+    write_key(w, key);
     write_string(w, block.text);
   };
   switch (block.type) {
     case BlockType::text:
       w.StartObject();
-      string_member("type", "text");
+      write_string_member(w, "type", "text");
       text_member("text");
       break;
     case BlockType::thinking:
       w.StartObject();
-      string_member("type", "thinking");
+      write_string_member(w, "type", "thinking");
       text_member("thinking");
       if (block.signature) {
-        string_member("signature", *block.signature);
+        write_string_member(w, "signature", *block.signature);
       }
       break;
     case BlockType::redacted_thinking:
       w.StartObject();
-      string_member("type", "redacted_thinking");
+      write_string_member(w, "type", "redacted_thinking");
       text_member("data");
       break;
     case BlockType::tool_use:
@@ -175,23 +170,23 @@ bool write_fresh_block(JsonWriter& w, const Block& block, bool keep_members, con
         type = block.type_name;
       }
       w.StartObject();
-      string_member("type", type);
-      string_member("id", block.id);
-      string_member("name", block.name);
-      member("input");
+      write_string_member(w, "type", type);
+      write_string_member(w, "id", block.id);
+      write_string_member(w, "name", block.name);
+      write_key(w, "input");
       write_input(w, block, drop);
       break;
     }
     case BlockType::tool_result:
       w.StartObject();
-      string_member("type", "tool_result");
-      string_member("tool_use_id", block.id);
+      write_string_member(w, "type", "tool_result");
+      write_string_member(w, "tool_use_id", block.id);
       if (block.result.form != Content::Form::absent) {
-        member("content");
+        write_key(w, "content");
         write_content_value(w, block.result, keep_members, drop);
       }
       if (block.is_error) {
-        member("is_error");
+        write_key(w, "is_error");
         w.Bool(*block.is_error);
       }
       break;
@@ -199,7 +194,7 @@ bool write_fresh_block(JsonWriter& w, const Block& block, bool keep_members, con
       return false;
   }
   if (!block.cache_control.empty()) {
-    member("cache_control");
+    write_key(w, "cache_control");
     w.RawValue(block.cache_control.data(), block.cache_control.size(), rapidjson::kObjectType);
   }
   w.EndObject();

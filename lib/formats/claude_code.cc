@@ -472,40 +472,35 @@ class ClaudeCodeEncoder final : public EncoderBase {
     // A fresh object, so written member by member: an ObjectWriter, which keeps an
     // original's members, had nothing to keep, and its copies and lookups were a
     // tenth of converting a Codex rollout.
-    auto member = [&w](PlainKey key) { write_key(w, key); };
-    auto string_member = [&](PlainKey key, std::string_view value) {
-      member(key);
-      write_string(w, value);
-    };
     w.StartObject();
-    member("parentUuid");
+    write_key(w, "parentUuid");
     if (m_chain.previous_uuid.empty()) {
       w.Null();
     } else {
       write_string(w, m_chain.previous_uuid);
     }
-    member("isSidechain");
+    write_key(w, "isSidechain");
     w.Bool(e.is_sidechain);
-    string_member("userType", "external");
-    string_member("cwd", "/");
-    string_member("sessionId", m_chain.session_id);
-    string_member("version", k_written_version);
-    string_member("type", type);
-    member("message");
+    write_string_member(w, "userType", "external");
+    write_string_member(w, "cwd", "/");
+    write_string_member(w, "sessionId", m_chain.session_id);
+    write_string_member(w, "version", k_written_version);
+    write_string_member(w, "type", type);
+    write_key(w, "message");
     w.StartObject();
     if (assistant) {
       if (!e.model.empty()) {
-        string_member("model", e.model);
+        write_string_member(w, "model", e.model);
       }
       if (cut.message_id.empty()) {
         cut.message_id = derived_message_id(uuid);
       }
-      string_member("id", cut.message_id);
-      string_member("type", "message");
+      write_string_member(w, "id", cut.message_id);
+      write_string_member(w, "type", "message");
     }
-    string_member("role", type);
+    write_string_member(w, "role", type);
     if (!content.empty()) {
-      member("content");
+      write_key(w, "content");
       write_raw(w, content);
       for (const std::string& what : content_drops) {
         drop_block(what);
@@ -516,13 +511,13 @@ class ClaudeCodeEncoder final : public EncoderBase {
       if (!e.stop_reason.empty() && stop.empty()) {
         drop("stop reasons Claude Code does not know", m);
       }
-      member("stop_reason");
+      write_key(w, "stop_reason");
       if (stop.empty()) {
         w.Null();
       } else {
         write_string(w, stop);
       }
-      member("stop_sequence");
+      write_key(w, "stop_sequence");
       w.Null();
       const Usage& u = m.usage;
       if (u.input || u.output || u.cache_read || u.cache_write) {
@@ -532,11 +527,11 @@ class ClaudeCodeEncoder final : public EncoderBase {
             {PlainKey("cache_read_input_tokens"), u.cache_read},
             {PlainKey("output_tokens"), u.output},
         };
-        member("usage");
+        write_key(w, "usage");
         w.StartObject();
         for (const auto& [key, value] : counts) {
           if (value) {
-            member(key);
+            write_key(w, key);
             w.Int64(*value);
           }
         }
@@ -547,7 +542,7 @@ class ClaudeCodeEncoder final : public EncoderBase {
       // a refusal says of itself (stop_details: its category and explanation).
       for (const PlainKey key : {PlainKey("container"), PlainKey("stop_details")}) {
         if (const JsonValue* value = response_member(m, key.view())) {
-          member(key);
+          write_key(w, key);
           write_raw(w, to_json(*value));
         }
       }
@@ -559,15 +554,15 @@ class ClaudeCodeEncoder final : public EncoderBase {
       if (cut.request_id.empty()) {
         cut.request_id = derived_request_id(cut.message_id);
       }
-      string_member("requestId", cut.request_id);
+      write_string_member(w, "requestId", cut.request_id);
     }
     if (e.is_meta) {
-      member("isMeta");
+      write_key(w, "isMeta");
       w.Bool(true);
     }
-    string_member("uuid", uuid);
+    write_string_member(w, "uuid", uuid);
     IsoTime time;
-    string_member("timestamp", iso_utc(*ms, time));
+    write_string_member(w, "timestamp", iso_utc(*ms, time));
     w.EndObject();
     m_chain.previous_uuid = uuid;
   }

@@ -97,6 +97,12 @@ inline void write_key(JsonWriter& w, PlainKey key) {
   at[name.size() + 1] = '"';
 }
 
+// Writes member `key` with the string `value` (which may be empty, or hold NULs).
+inline void write_string_member(JsonWriter& w, PlainKey key, std::string_view value) {
+  write_key(w, key);
+  w.String(value.empty() ? "" : value.data(), static_cast<rapidjson::SizeType>(value.size()));
+}
+
 // Appends `text` JSON-escaped (no quotes) to `out`, as the writer escapes strings.
 inline void append_json_escaped(rapidjson::StringBuffer& out, std::string_view text) {
   const std::size_t room = text.size() * 6;
