@@ -58,7 +58,8 @@ class CodexDecoder final : public Decoder {
     if (!root.IsObject()) {
       wrong_type("", "a rollout line (an object)", root);
     }
-    Message message = begin_message(Format::codex, record, &root);
+    MessageInPlace added(out, Format::codex, record, &root);
+    Message& message = added.get();
     auto type = string_member(root, "type");
     const JsonValue* payload = find_member(root, "payload");
     if (type && is_line_type(*type) && payload != nullptr && payload->IsObject()) {
@@ -69,7 +70,7 @@ class CodexDecoder final : public Decoder {
     }
     message.meta.edit().session_id = m_session;
     message.raw = std::move(record.raw);
-    out.push_back(std::move(message));
+    added.keep();
   }
 
  private:

@@ -181,6 +181,16 @@ Message begin_message(Format format, const Record& record, const JsonValue* json
   return message;
 }
 
+MessageInPlace::MessageInPlace(std::vector<Message>& out, Format format, const Record& record,
+                               const JsonValue* json)
+    : m_out(out) {
+  Message& message = out.emplace_back();
+  message.origin = format;
+  message.where = record.where;
+  message.source = record.source;
+  message.json = json;
+}
+
 std::shared_ptr<Container> make_container(Format format, Record&& record, std::string array_key,
                                           std::string wrapper_key, bool system_slot) {
   auto container = std::make_shared<Container>();

@@ -89,10 +89,11 @@ class ResponsesDecoder final : public Decoder {
       decode_request(std::move(record), out);
       return;
     }
-    Message message = begin_message(Format::openai_responses, record, &root);
+    MessageInPlace added(out, Format::openai_responses, record, &root);
+    Message& message = added.get();
     decode_responses_item(root, members, "", message, record.raw.view());
     message.raw = std::move(record.raw);
-    out.push_back(std::move(message));
+    added.keep();
   }
 
  private:

@@ -242,21 +242,21 @@ void decode_call(const JsonValue& item, const ItemMembers& members, const std::s
 
 void decode_output(const JsonValue& item, const ItemMembers& members, const std::string& path,
                    Message& message) {
-  Content result;
-  const JsonValue* output = members.output;
-  if (output != nullptr && (output->IsString() || output->IsArray() || output->IsNull())) {
-    decode_parts(output, member_path(path, "output"), message.source, result);
-  } else {
-    result.form = Content::Form::absent;  // another shape: kept in the item
-  }
-  Block block = Block::make_tool_result(
-      std::string(string_at(members.call_id, path, "call_id").value_or("")), std::move(result));
+  // Built in place, as decode_opaque's: a Block is large.
+  Block& block = message.content.blocks.emplace_back();
+  block.type = BlockType::tool_result;
   block.type_name = "tool_result";  // a custom call's output is told by its item's type
+  block.id = std::string(string_at(members.call_id, path, "call_id").value_or(""));
   block.json = &item;
   block.json_owner = message.source;
   message.role = Role::tool;
   message.content.form = Content::Form::blocks;
-  message.content.blocks.push_back(std::move(block));
+  const JsonValue* output = members.output;
+  if (output != nullptr && (output->IsString() || output->IsArray() || output->IsNull())) {
+    decode_parts(output, member_path(path, "output"), message.source, block.result);
+  } else {
+    block.result.form = Content::Form::absent;  // another shape: kept in the item
+  }
 }
 
 }  // namespace
