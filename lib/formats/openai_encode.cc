@@ -64,7 +64,25 @@ class OpenAIEncoder final : public EncoderBase {
   void tool_message(Records& values, const Message& m, const Block& block) {
     JsonWriter writer(values.open());
     bool patch = same_format(m) && m.role == Role::tool;
-    ObjectWriter object(writer, patch ? m.json : nullptr);
+    if (!patch) {
+      // No original to keep members of: written member by member, as the
+      // ObjectWriter below would.
+      if (block.is_error.value_or(false)) {
+        drop("tool error flags", m);
+      }
+      if (!block.cache_control.empty()) {
+        drop("cache_control markers", m);
+      }
+      writer.StartObject();
+      write_string_member(writer, "role", "tool");
+      write_key(writer, "content");
+      write_result_content(writer, m, block.result);
+      write_string_member(writer, "tool_call_id", block.id);
+      writer.EndObject();
+      values.close();
+      return;
+    }
+    ObjectWriter object(writer, m.json);
     object.set_string("role", "tool");
     object.set("content", [&](JsonWriter& w) { write_result_content(w, m, block.result); });
     object.set_string("tool_call_id", block.id);
@@ -133,8 +151,6 @@ class OpenAIEncoder final : public EncoderBase {
   bool plain_message(Records& values, const Message& m, const std::vector<const Block*>& blocks) {
     JsonWriter writer(values.open());
     const bool same = same_format(m);
-    ObjectWriter object(writer, same ? m.json : nullptr);
-    object.set_string("role", openai_role_name(m));
     CallSplit split;  // the calls; the parts and reasoning apart
     std::vector<const Block*>& calls = split.calls;
     std::vector<const Block*> parts;
@@ -155,8 +171,15 @@ class OpenAIEncoder final : public EncoderBase {
       values.cancel();
       return false;
     }
-    write_reasoning(object, same ? m.json : nullptr, reasoning);
     const bool has_calls = !calls.empty();
+    if (!same) {
+      write_fresh_message(writer, m, parts, reasoning, calls);
+      values.close();
+      return true;
+    }
+    ObjectWriter object(writer, m.json);
+    object.set_string("role", openai_role_name(m));
+    write_reasoning(object, m.json, reasoning);
     object.set("content", [&, has_calls](JsonWriter& w) { write_content(w, m, parts, has_calls); });
     if (!m.name.empty()) {
       object.set_string("name", m.name);
@@ -166,6 +189,45 @@ class OpenAIEncoder final : public EncoderBase {
     object.write();
     values.close();
     return true;
+  }
+
+  // A message of another format (or a fresh one), with no original members to keep,
+  // written member by member: what plain_message's ObjectWriter writes for it, in
+  // the same order, without the copies and callables it keeps for an original.
+  void write_fresh_message(JsonWriter& w, const Message& m, const std::vector<const Block*>& parts,
+                           const std::vector<const Block*>& reasoning,
+                           const std::vector<const Block*>& calls) {
+    w.StartObject();
+    write_string_member(w, "role", openai_role_name(m));
+    for (std::string_view key : k_openai_reasoning_members) {
+      std::string text;
+      bool any = false;
+      for (const Block* block : reasoning) {
+        if (block->type_name == key) {
+          text += any ? "\n" : "";
+          text += block->text;
+          any = true;
+        }
+      }
+      if (any) {
+        w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+        write_string(w, text);
+      }
+    }
+    write_key(w, "content");
+    write_content(w, m, parts, !calls.empty());
+    if (!m.name.empty()) {
+      write_string_member(w, "name", m.name);
+    }
+    if (!calls.empty()) {
+      write_key(w, "tool_calls");
+      w.StartArray();
+      for (const Block* call : calls) {
+        write_tool_call(w, m, *call);
+      }
+      w.EndArray();
+    }
+    w.EndObject();
   }
 
   // Puts reasoning blocks back in the members they came from (several blocks of one
@@ -333,6 +395,27 @@ class OpenAIEncoder final : public EncoderBase {
 
   void write_tool_call(JsonWriter& w, const Message& m, const Block& call) {
     bool same = keeps_own_json(m, call, Format::openai);
+    if (!same) {
+      // No original call to keep members of: member by member, as below.
+      if (!call.cache_control.empty()) {
+        drop("cache_control markers", m);
+      }
+      w.StartObject();
+      write_string_member(w, "id", call.id);
+      write_string_member(w, "type", "function");
+      write_key(w, "function");
+      w.StartObject();
+      write_string_member(w, "name", call.name);
+      write_key(w, "arguments");
+      if (!call.input.empty()) {
+        write_string(w, call.input);
+      } else {
+        write_string(w, call.input_json());
+      }
+      w.EndObject();
+      w.EndObject();
+      return;
+    }
     const JsonValue* function = same ? find_member(*call.json, "function") : nullptr;
     ObjectWriter object(w, same ? call.json : nullptr);
     object.set_string("id", call.id);
