@@ -213,12 +213,25 @@ class AnthropicEncoder final : public EncoderBase {
       return;
     }
     JsonWriter writer(values.open());
-    ObjectWriter object(writer, same_format(message) ? message.json : nullptr);
+    const bool keep = uses_anthropic_blocks(message.origin);
+    if (!same_format(message)) {
+      // No original to keep members of: member by member, as the ObjectWriter below
+      // writes a fresh object.
+      writer.StartObject();
+      write_string_member(writer, "role", role);
+      if (message.content.form != Content::Form::absent) {
+        write_key(writer, "content");
+        write_anthropic_content(writer, message.content, keep, drop_block);
+      }
+      writer.EndObject();
+      values.close();
+      return;
+    }
+    ObjectWriter object(writer, message.json);
     object.set_string("role", role);
     if (message.content.form == Content::Form::absent) {
       object.remove("content");
     } else {
-      bool keep = uses_anthropic_blocks(message.origin);
       object.set("content", [&, keep](JsonWriter& w) {
         write_anthropic_content(w, message.content, keep, drop_block);
       });
