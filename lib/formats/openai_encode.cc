@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "formats/api_error.h"
 #include "formats/json_out.h"
@@ -200,18 +202,9 @@ class OpenAIEncoder final : public EncoderBase {
     w.StartObject();
     write_string_member(w, "role", openai_role_name(m));
     for (std::string_view key : k_openai_reasoning_members) {
-      std::string text;
-      bool any = false;
-      for (const Block* block : reasoning) {
-        if (block->type_name == key) {
-          text += any ? "\n" : "";
-          text += block->text;
-          any = true;
-        }
-      }
-      if (any) {
+      if (auto text = reasoning_text(reasoning, key)) {
         w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
-        write_string(w, text);
+        write_string(w, *text);
       }
     }
     write_key(w, "content");
@@ -237,22 +230,31 @@ class OpenAIEncoder final : public EncoderBase {
   static void write_reasoning(ObjectWriter& object, const JsonValue* original,
                               const std::vector<const Block*>& reasoning) {
     for (std::string_view key : k_openai_reasoning_members) {
-      std::string text;
-      bool any = false;
-      for (const Block* block : reasoning) {
-        if (block->type_name == key) {
-          text += any ? "\n" : "";
-          text += block->text;
-          any = true;
-        }
-      }
-      if (any) {
-        object.set(key, [text](JsonWriter& w) { write_string(w, text); });
+      if (auto text = reasoning_text(reasoning, key)) {
+        object.set(key, [text = std::move(*text)](JsonWriter& w) { write_string(w, text); });
       } else if (auto was = original ? string_member(*original, key) : std::nullopt;
                  was && !was->empty()) {
         object.remove(key);
       }
     }
+  }
+
+  // The text of the reasoning blocks of member `key`, joined by newlines; nullopt
+  // when none is.
+  static std::optional<std::string> reasoning_text(const std::vector<const Block*>& reasoning,
+                                                   std::string_view key) {
+    std::optional<std::string> text;
+    for (const Block* block : reasoning) {
+      if (block->type_name == key) {
+        if (text) {
+          *text += '\n';
+        } else {
+          text.emplace();
+        }
+        *text += block->text;
+      }
+    }
+    return text;
   }
 
   // Writes the content: `kept` are the blocks that openai can hold.
