@@ -224,3 +224,20 @@ TEST_CASE("progress counters count inputs, bytes and records", "[pipeline]") {
   CHECK(progress.records == 3);
   CHECK(progress.bytes == 3 * line.size());
 }
+
+TEST_CASE("a loss counted again through the entry it was counted in counts as by name",
+          "[pipeline]") {
+  LossReport loss;
+  const Location at;
+  const std::size_t thinking = loss.drop(Format::openai, "thinking blocks", at);
+  const std::size_t ids = loss.drop(Format::openai, "item ids", at);
+  CHECK(thinking != ids);
+  CHECK(loss.drop(Format::openai, "item ids", at, ids) == ids);
+  // An entry of another name, target or report is looked past, to the right one.
+  CHECK(loss.drop(Format::openai, "thinking blocks", at, ids) == thinking);
+  CHECK(loss.drop(Format::openai, "thinking blocks", at, 99) == thinking);
+  CHECK(loss.drop(Format::anthropic, "thinking blocks", at, thinking) != thinking);
+  CHECK(loss.summary() ==
+        "openai cannot hold thinking blocks (3), item ids (2); anthropic cannot hold thinking "
+        "blocks (1)");
+}

@@ -375,6 +375,17 @@ int sniff_codex(const JsonValue& record) {
   return item > 0 ? item : item < 0 ? -1 : 0;
 }
 
+std::optional<std::uint64_t> codex_unmodelled_key(const Message& message) {
+  if (message.kind != Kind::turn) {
+    return std::nullopt;
+  }
+  std::optional<std::uint64_t> key = responses_item_unmodelled_key(message);
+  if (key && !message.timestamp.empty()) {
+    *key |= k_responses_key_spare;
+  }
+  return key;
+}
+
 void codex_unmodelled(const Message& message,
                       const std::function<void(std::string_view)>& unheld) {
   if (message.kind != Kind::turn) {

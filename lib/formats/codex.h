@@ -27,5 +27,7 @@ std::unique_ptr<Encoder> make_codex_encoder(LossReport& loss);
 // for: its timestamp, and what its item carries (formats/responses_items.h).
 void codex_unmodelled(const Message& message,
                       const std::function<void(std::string_view)>& unheld);
+// Its key (FormatInfo::unmodelled_key): the item's, and whether the line has a time.
+std::optional<std::uint64_t> codex_unmodelled_key(const Message& message);
 
 }  // namespace convo

@@ -762,20 +762,53 @@ void EncoderBase::drop_unheld(const Message& message, bool in_body) {
     return;
   }
   // Once per source object: the turns split from one record share it.
-  auto unmodelled = format_info(message.origin).unmodelled;
-  if (unmodelled != nullptr && message.json != nullptr && message.json != m_counted_json) {
-    m_counted_json = message.json;
-    // The callback holds one pointer, which std::function keeps without allocating.
-    struct Scope {
-      EncoderBase& encoder;
-      const Message& message;
-      bool in_body;
-    } scope{*this, message, in_body};
-    unmodelled(message, [s = &scope](std::string_view what) {
-      if (s->encoder.counts_unheld(what, s->message, s->in_body)) {
-        s->encoder.drop(what, s->message);
+  const FormatInfo& origin = format_info(message.origin);
+  if (origin.unmodelled == nullptr || message.json == nullptr || message.json == m_counted_json) {
+    return;
+  }
+  m_counted_json = message.json;
+  // A message whose names a key tells (a Responses item, by what decoding noted of it)
+  // is counted as the first of its key and kind was; a rollout's items are of a few
+  // kinds, and reading each item again for its names was 2.5% of converting one.
+  const std::optional<std::uint64_t> key =
+      origin.unmodelled_key != nullptr ? origin.unmodelled_key(message) : std::nullopt;
+  const bool uuid_id = m_format == Format::claude_code && is_uuid(message.id);
+  auto same_kind = [&](const UnheldNames& names) {
+    return names.key == *key && names.origin == message.origin && names.role == message.role &&
+           names.in_body == in_body && names.uuid_id == uuid_id;
+  };
+  if (key) {
+    for (UnheldNames& names : m_unheld_names) {
+      if (same_kind(names)) {
+        for (auto& [what, entry] : names.names) {
+          entry = m_loss.drop(m_format, what, message.where, entry);
+          m_thinking_dropped |= what == "thinking blocks";
+        }
+        return;
       }
-    });
+    }
+  }
+  constexpr std::size_t k_kinds_kept = 32;  // kinds of items, by what they lose
+  UnheldNames counted{.key = key.value_or(0),
+                      .origin = message.origin,
+                      .role = message.role,
+                      .in_body = in_body,
+                      .uuid_id = uuid_id,
+                      .names = {}};
+  // The callback holds one pointer, which std::function keeps without allocating.
+  struct Scope {
+    EncoderBase& encoder;
+    const Message& message;
+    bool in_body;
+    UnheldNames& counted;
+  } scope{*this, message, in_body, counted};
+  origin.unmodelled(message, [s = &scope](std::string_view what) {
+    if (s->encoder.counts_unheld(what, s->message, s->in_body)) {
+      s->counted.names.emplace_back(what, s->encoder.drop(what, s->message));
+    }
+  });
+  if (key && m_unheld_names.size() < k_kinds_kept) {
+    m_unheld_names.push_back(std::move(counted));
   }
 }
 

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "formats/records.h"
@@ -124,8 +125,11 @@ class LossReport {
   explicit LossReport(bool strict = false) : m_strict(strict) {}
 
   // `target` cannot hold `what` (a plural noun phrase: "thinking blocks"), found in
-  // the message at `where`. Throws convo::Error under --strict.
-  void drop(Format target, std::string_view what, const Location& where);
+  // the message at `where`. Throws convo::Error under --strict. Returns the entry
+  // that counts it, which a caller counting the same again may pass as `entry`: it
+  // is looked at first (and only used when it is that entry).
+  std::size_t drop(Format target, std::string_view what, const Location& where,
+                   std::size_t entry = SIZE_MAX);
 
   bool empty() const { return m_entries.empty(); }
   bool strict() const { return m_strict; }
@@ -274,10 +278,11 @@ class EncoderBase : public Encoder {
   // no place for.
   void drop_session_member(std::string_view key, const JsonValue& value, const Message& message);
 
-  // Reports that this format cannot hold `what` from `message`.
-  void drop(std::string_view what, const Message& message) {
-    m_loss.drop(m_format, what, message.where);
+  // Reports that this format cannot hold `what` from `message`; returns the report's
+  // entry for it (LossReport::drop).
+  std::size_t drop(std::string_view what, const Message& message) {
     m_thinking_dropped |= what == "thinking blocks";
+    return m_loss.drop(m_format, what, message.where);
   }
   Format format() const { return m_format; }
   // True when `message` was decoded from this format and its JSON can be patched.
@@ -342,6 +347,18 @@ class EncoderBase : public Encoder {
   std::vector<Message> m_held;                    // its messages seen so far
   const Container* m_counted_container = nullptr; // whose settings drop_unheld counted
   const JsonValue* m_counted_json = nullptr;       // whose unmodelled members it counted
+  // The unmodelled names counted for a message of each key (FormatInfo::unmodelled_key)
+  // and what else they depended on, with the report's entries that counted them: an
+  // item of a rollout is one of a few kinds, each counted for as many items as it has.
+  struct UnheldNames {
+    std::uint64_t key = 0;
+    Format origin{};
+    Role role{};
+    bool in_body = false;
+    bool uuid_id = false;  // counts_unheld looks at the id for "message ids"
+    std::vector<std::pair<std::string, std::size_t>> names;  // each with its entry
+  };
+  std::vector<UnheldNames> m_unheld_names;         // a few: see drop_unheld
   std::optional<Message> m_reply;                  // Responses items joined so far
   // The line of each record joined to `m_reply` after its first (of the reply's
   // file), and its bytes: a reply that cannot be written is reported at its bad
@@ -467,6 +484,11 @@ struct FormatInfo {
   // when there is nothing such.
   void (*unmodelled)(const Message& message, const std::function<void(std::string_view)>& unheld) =
       nullptr;
+  // A key for the names `unmodelled` gives `message`: two messages with the same key
+  // get the same names in the same order, so a writer counts them again without
+  // reading the message (EncoderBase::drop_unheld). nullopt for a message whose names
+  // depend on more; null when the format has no such key.
+  std::optional<std::uint64_t> (*unmodelled_key)(const Message& message) = nullptr;
   // A reader of its recorded streaming responses (lib/formats/stream.h); null when
   // it has no stream dialect.
   std::unique_ptr<StreamReader> (*make_stream_reader)() = nullptr;

@@ -9,17 +9,24 @@
 
 namespace convo {
 
-void LossReport::drop(Format target, std::string_view what, const Location& where) {
+std::size_t LossReport::drop(Format target, std::string_view what, const Location& where,
+                             std::size_t entry) {
   if (m_strict) {
     throw Error(where, fmt::format("{} cannot hold {} (--strict)", format_name(target), what));
   }
-  for (Entry& entry : m_entries) {
-    if (entry.target == target && entry.what == what) {
-      ++entry.count;
-      return;
+  if (entry < m_entries.size() && m_entries[entry].target == target &&
+      m_entries[entry].what == what) {
+    ++m_entries[entry].count;
+    return entry;
+  }
+  for (std::size_t i = 0; i < m_entries.size(); ++i) {
+    if (m_entries[i].target == target && m_entries[i].what == what) {
+      ++m_entries[i].count;
+      return i;
     }
   }
   m_entries.push_back(Entry{target, std::string(what), 1});
+  return m_entries.size() - 1;
 }
 
 void LossReport::merge(const LossReport& other) {

@@ -215,6 +215,10 @@ void openai_responses_unmodelled(const Message& message,
   responses_item_unmodelled(message, unheld);
 }
 
+std::optional<std::uint64_t> openai_responses_unmodelled_key(const Message& message) {
+  return responses_item_unmodelled_key(message);
+}
+
 std::unique_ptr<Decoder> make_openai_responses_decoder() {
   return std::make_unique<ResponsesDecoder>();
 }

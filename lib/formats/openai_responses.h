@@ -22,5 +22,7 @@ std::unique_ptr<Encoder> make_openai_responses_encoder(LossReport& loss);
 // family have no place for.
 void openai_responses_unmodelled(const Message& message,
                                  const std::function<void(std::string_view)>& unheld);
+// Its key (FormatInfo::unmodelled_key): responses_item_unmodelled_key.
+std::optional<std::uint64_t> openai_responses_unmodelled_key(const Message& message);
 
 }  // namespace convo

@@ -354,6 +354,11 @@ constexpr std::uint64_t k_note_custom = std::uint64_t{1} << 8;   // a custom too
 constexpr std::uint64_t k_note_parts = std::uint64_t{1} << 9;    // a part loses: read the parts
 constexpr std::uint64_t k_note_reasoning_text = std::uint64_t{1} << 10;
 constexpr unsigned k_note_codes_at = 16;
+// Not a note's: responses_item_unmodelled_key's bit for a message of one opaque block.
+constexpr std::uint64_t k_key_one_opaque = std::uint64_t{1} << 11;
+static_assert(k_key_one_opaque > k_note_reasoning_text &&
+              k_responses_key_spare > k_key_one_opaque &&
+              k_responses_key_spare < (std::uint64_t{1} << k_note_codes_at));
 
 std::string_view item_type(const ItemMembers& members) {
   return members.type != nullptr && members.type->IsString() ? view_of(*members.type) : "message";
@@ -530,6 +535,29 @@ int sniff_responses_item(const JsonValue& record) {
 // The note decoding left (Source::note), or the item read now (an item of a body, or
 // one whose record another format decoded); the names are then given in the order
 // the target's report has always listed them.
+namespace {
+
+bool one_opaque_block(const Message& message) {
+  return message.content.is_blocks() && message.content.blocks.size() == 1 &&
+         message.content.blocks.front().type == BlockType::unknown;
+}
+
+}  // namespace
+
+// Everything below reads the note alone unless it says to read the item (named
+// members, parts that lose); besides, a lone opaque block says there is nothing.
+std::optional<std::uint64_t> responses_item_unmodelled_key(const Message& message) {
+  if (message.json == nullptr || !message.json->IsObject() || message.kind != Kind::turn) {
+    return std::nullopt;
+  }
+  const Source* source = message.source.get();
+  if (source == nullptr || source->noted != message.json ||
+      (source->note & (k_note_named | k_note_parts)) != 0) {
+    return std::nullopt;
+  }
+  return source->note | (one_opaque_block(message) ? k_key_one_opaque : 0);
+}
+
 void responses_item_unmodelled(const Message& message,
                                const std::function<void(std::string_view)>& unheld) {
   if (message.json == nullptr || !message.json->IsObject() || message.kind != Kind::turn) {
@@ -541,9 +569,7 @@ void responses_item_unmodelled(const Message& message,
     members = scan_item_members(*message.json);
   }
   const std::uint64_t note = members ? item_note(*members) : source->note;
-  const bool one_opaque_block = message.content.is_blocks() && message.content.blocks.size() == 1 &&
-                                message.content.blocks.front().type == BlockType::unknown;
-  if ((note & k_note_opaque) != 0 || one_opaque_block) {
+  if ((note & k_note_opaque) != 0 || one_opaque_block(message)) {
     return;  // the whole item is a block the target counts
   }
   if ((note & k_note_custom) != 0) {

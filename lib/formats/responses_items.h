@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,6 +80,14 @@ int sniff_responses_item(const JsonValue& record);
 // families have no place for ("encrypted reasoning", "item ids", "status of items").
 void responses_item_unmodelled(const Message& message,
                                const std::function<void(std::string_view)>& unheld);
+
+// A key for the names responses_item_unmodelled gives `message` (FormatInfo::
+// unmodelled_key): what decoding noted of its item, when that alone says them;
+// nullopt when they are read from the item (its parts, its members by name).
+std::optional<std::uint64_t> responses_item_unmodelled_key(const Message& message);
+// A bit that key leaves clear, for a format that adds names of its own (Codex: a
+// line's time).
+inline constexpr std::uint64_t k_responses_key_spare = std::uint64_t{1} << 12;
 
 // The bytes `encode_responses_items` writes for `message`, as its one item, when
 // that is the line it was read from unchanged (an item of an openai-responses file
