@@ -531,10 +531,6 @@ int sniff_responses_item(const JsonValue& record) {
   return type ? std::max(score, 3) : score;  // "type": "message" marks an item
 }
 
-
-// The note decoding left (Source::note), or the item read now (an item of a body, or
-// one whose record another format decoded); the names are then given in the order
-// the target's report has always listed them.
 namespace {
 
 bool one_opaque_block(const Message& message) {
@@ -544,8 +540,9 @@ bool one_opaque_block(const Message& message) {
 
 }  // namespace
 
-// Everything below reads the note alone unless it says to read the item (named
-// members, parts that lose); besides, a lone opaque block says there is nothing.
+// responses_item_unmodelled below reads the note alone unless it says to read the
+// item (named members, parts that lose); besides, a lone opaque block says there is
+// nothing. So the note, and that, are the key.
 std::optional<std::uint64_t> responses_item_unmodelled_key(const Message& message) {
   if (message.json == nullptr || !message.json->IsObject() || message.kind != Kind::turn) {
     return std::nullopt;
@@ -558,6 +555,9 @@ std::optional<std::uint64_t> responses_item_unmodelled_key(const Message& messag
   return source->note | (one_opaque_block(message) ? k_key_one_opaque : 0);
 }
 
+// The note decoding left (Source::note), or the item read now (an item of a body, or
+// one whose record another format decoded); the names are then given in the order
+// the target's report has always listed them.
 void responses_item_unmodelled(const Message& message,
                                const std::function<void(std::string_view)>& unheld) {
   if (message.json == nullptr || !message.json->IsObject() || message.kind != Kind::turn) {
