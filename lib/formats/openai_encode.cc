@@ -157,13 +157,21 @@ class OpenAIEncoder final : public EncoderBase {
     std::vector<const Block*>& calls = split.calls;
     std::vector<const Block*> parts;
     std::vector<const Block*> reasoning;
+    // Each list's room for every block at its first: one allocation, not one a
+    // doubling (a reply of reasoning, text and calls grew three lists by steps).
+    auto add = [&blocks](std::vector<const Block*>& list, const Block* block) {
+      if (list.capacity() == 0) {
+        list.reserve(blocks.size());
+      }
+      list.push_back(block);
+    };
     for (const Block* block : blocks) {
       if (block->type == BlockType::tool_use) {
-        calls.push_back(block);
+        add(calls, block);
       } else if (is_openai_reasoning(*block) && m.role == Role::assistant) {
-        reasoning.push_back(block);
+        add(reasoning, block);
       } else if (admit(fit(m, *block), [&](std::string_view what) { drop(what, m); })) {
-        parts.push_back(block);
+        add(parts, block);
       }
     }
     if (std::string lost = assistant_calls_only(m, openai_role_name(m), split); !lost.empty()) {
@@ -279,14 +287,15 @@ class OpenAIEncoder final : public EncoderBase {
                     kept.size() <= 1;
     bool fresh_text = original == nullptr && kept.size() <= 1;
     if (all_text && (was_text || fresh_text)) {
-      std::string text;
-      for (const Block* block : kept) {
-        text += block->text;
-      }
-      if (text.empty() && (has_calls || (original != nullptr && original->IsNull()))) {
-        w.Null();
+      // At most one text (was_text, fresh_text): written from its block, not a copy.
+      if (kept.empty() || kept.front()->text.empty()) {
+        if (has_calls || (original != nullptr && original->IsNull())) {
+          w.Null();
+        } else {
+          write_string(w, std::string_view());
+        }
       } else {
-        write_string(w, text);
+        write_string(w, kept.front()->text);
       }
       return;
     }

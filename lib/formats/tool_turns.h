@@ -43,6 +43,7 @@ std::optional<std::vector<const Block*>> split_off_results(const Message& messag
   std::vector<const Block*> rest;
   bool had_results = false;
   if (message.content.is_blocks()) {
+    rest.reserve(message.content.blocks.size());  // one allocation, not one a doubling
     for (const Block& block : message.content.blocks) {
       if (block.type == BlockType::tool_result) {
         result(block);
