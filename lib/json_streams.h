@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "json.h"
+#include "json_wide.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -307,8 +308,14 @@ inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, convo
   const __m128i backslash = _mm_set1_epi8('\\');
   const __m128i below_space = _mm_set1_epi8(0x1F);
 #endif
+  int clean = 0;  // 16-byte steps in a row without an end: four, and the rest is wide
   for (;;) {
 #ifdef __SSE2__
+    if (clean == 4 && convo::wide_strings()) {
+      const std::size_t run = convo::wide_scan_string(p, q, is.shadowed() || p != q);
+      p += run;
+      q += run;
+    }
     auto special = [&](__m128i s) {
       return _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(s, quote), _mm_cmpeq_epi8(s, backslash)),
                           _mm_cmpeq_epi8(_mm_max_epu8(s, below_space), below_space));
@@ -322,8 +329,10 @@ inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, convo
       }
       p += 16;
       q += 16;
+      ++clean;
       continue;
     }
+    clean = 0;
     const auto length = static_cast<std::size_t>(__builtin_ctz(mask));
     if (is.shadowed()) {
       // The 16 bytes: those past the string's end land where later bytes of the

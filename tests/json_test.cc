@@ -813,6 +813,66 @@ TEST_CASE("parse_json_shadowed reads as parse_json does and leaves its text as i
   }
 }
 
+TEST_CASE("strings of long clean runs parse alike at every alignment and end, in place and "
+          "shadowed",
+          "[json]") {
+  // Past 64 clean bytes the scan goes 64 at a time (AVX-512BW where the CPU has it,
+  // json_wide.cc), from an aligned block: runs of every length around a few such
+  // blocks, started at every offset of one, ended by each kind of byte that ends
+  // a run, must read as the byte-wise parse reads them.
+  const std::vector<std::string> ends = {"\",\"", "\\n", "\\\"", "\\u00e9", "\\/", "\xc3\xa9"};
+  for (std::size_t offset = 0; offset < 64; offset += 7) {
+    for (std::size_t run = 60; run <= 200; run += (run < 136 ? 1 : 13)) {
+      for (const std::string& end : ends) {
+        std::string value(run, 'x');
+        value[run / 3] = static_cast<char>('a' + run % 26);
+        const std::string text = std::string(offset, ' ') + "[\"" + value + end + "tail\"]";
+        INFO("offset " << offset << ", run " << run << ", end " << end);
+        JsonDoc expected;
+        REQUIRE_FALSE(parse_json(text, expected));
+        auto shadowed = parsed_apart(text);
+        REQUIRE(shadowed);
+        CHECK(*shadowed == to_json(expected));
+        std::string in_place = text;
+        JsonDoc back;
+        REQUIRE(parse_json_in_place(in_place, back));
+        CHECK(to_json(back) == to_json(expected));
+      }
+    }
+  }
+  // A raw control character after a long run is still refused.
+  for (std::size_t run = 60; run <= 140; ++run) {
+    std::string text = "[\"" + std::string(run, 'x') + "\x01\"]";
+    INFO("run " << run);
+    CHECK_FALSE(parsed_apart(text));
+    CHECK_FALSE(parse_json_in_place(text, *std::make_unique<JsonDoc>()));
+  }
+}
+
+TEST_CASE("the string scan reads no page past its text's padding", "[json]") {
+  // A text whose padding ends at the end of a page followed by one that cannot be
+  // read, its last string long (the 64-byte step) and ending at every place.
+  const long page = sysconf(_SC_PAGESIZE);
+  void* map = mmap(nullptr, static_cast<std::size_t>(2 * page), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(map != MAP_FAILED);
+  REQUIRE(mprotect(static_cast<char*>(map) + page, static_cast<std::size_t>(page), PROT_NONE) == 0);
+  char* const page_end = static_cast<char*>(map) + page;
+  for (std::size_t run = 60; run <= 200; ++run) {
+    const std::string text = "[\"" + std::string(run, 'y') + "\"]";
+    char* at = page_end - k_json_parse_padding - text.size();
+    std::memcpy(at, text.data(), text.size());
+    std::memset(at + text.size(), 0, k_json_parse_padding);
+    std::vector<char> shadow(text.size() + k_json_parse_padding);
+    JsonDoc doc;
+    std::size_t lone = 0;
+    INFO("run " << run);
+    REQUIRE(parse_json_shadowed(std::string_view(at, text.size()), shadow.data(), doc, lone));
+    CHECK(view_of(doc[0]) == std::string(run, 'y'));
+  }
+  munmap(map, static_cast<std::size_t>(2 * page));
+}
+
 TEST_CASE("parse_json_shadowed reads a lone surrogate escape as U+FFFD, as "
           "replace_lone_surrogates makes it", "[json]") {
   // Lone halves in values and keys, next to pairs, escaped backslashes and other
