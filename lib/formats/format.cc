@@ -181,13 +181,13 @@ Message begin_message(Format format, const Record& record, const JsonValue* json
   return message;
 }
 
-MessageInPlace::MessageInPlace(std::vector<Message>& out, Format format, const Record& record,
+MessageInPlace::MessageInPlace(std::vector<Message>& out, Format format, Record& record,
                                const JsonValue* json)
-    : m_out(out) {
+    : m_out(out), m_record(record) {
   Message& message = out.emplace_back();
   message.origin = format;
-  message.where = record.where;
-  message.source = record.source;
+  message.where = std::move(record.where);
+  message.source = std::move(record.source);
   message.json = json;
 }
 

@@ -51,8 +51,8 @@ class ResponsesDecoder final : public Decoder {
  public:
   void decode(Record&& record, std::vector<Message>& out) override {
     const JsonValue& root = record.source->doc;
-    Location where = record.where;
     if (root.IsArray()) {
+      Location where = record.where;
       auto container = make_container(Format::openai_responses, std::move(record), "");
       decode_items(container, container->source->doc, "", 0, where, out);
       return;
