@@ -32,6 +32,7 @@ namespace convo {
 // sanitized builds do without them. (Records are parsed in place with a scan of
 // convo's own, lib/json.cc, which reads only padding it owns and runs in every
 // build.)
+#include "json_wide.h"
 #include "sanitizer.h"
 #ifdef CONVO_ASAN
 #define CONVO_NO_JSON_SIMD
@@ -136,6 +137,9 @@ inline char* escape_json_bytes(char* out, const char* p, const char* const end) 
 // copied), and 18 while 3 are.
 inline char* escape_json(char* out, const char* p, const char* const end) {
 #ifdef CONVO_JSON_WRITER_SSE2
+  if (end - p >= 64 && wide_escapes()) {  // text dense in escapes: a patch, a call's input
+    return wide_escape_json(out, p, end);
+  }
   const __m128i quote = _mm_set1_epi8('"');
   const __m128i backslash = _mm_set1_epi8('\\');
   const __m128i control = _mm_set1_epi8(0x1F);

@@ -8,11 +8,14 @@
 // from its bytes as read, not escaped, and the check is bound by memory.)
 #include "json_wide.h"
 
+#include "json.h"
+
 #include "sanitizer.h"
 
 #if defined(__x86_64__) && !defined(CONVO_ASAN)
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace convo {
@@ -35,7 +38,9 @@ __attribute__((target("avx512f,avx512bw"))) inline __mmask64 special(__m512i s) 
 }
 
 // The lanes below `n` (0-64).
-inline std::uint64_t lanes_below(unsigned n) { return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1; }
+inline std::uint64_t lanes_below(unsigned n) {
+  return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+}
 
 }  // namespace
 
@@ -46,7 +51,7 @@ inline std::uint64_t lanes_below(unsigned n) { return n >= 64 ? ~std::uint64_t{0
 // writes only bytes of the string: whole for a clean block, masked to the bytes
 // before the end in the last.
 __attribute__((target("avx512f,avx512bw"))) std::size_t wide_scan_string(const char* p, char* q,
-                                                                          bool copy) {
+                                                                         bool copy) {
   const char* const start = p;
   const auto head = static_cast<unsigned>(64 - (reinterpret_cast<std::uintptr_t>(p) & 63));
   {
@@ -81,13 +86,89 @@ __attribute__((target("avx512f,avx512bw"))) std::size_t wide_scan_string(const c
   }
 }
 
+bool wide_escapes() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return wide_strings() && __builtin_cpu_supports("avx512vbmi") &&
+           __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("bmi2");
+  }();
+  return has;
+}
+
+// 32 bytes of input a step, whatever their escapes: the quotes, backslashes and
+// controls with a letter (\n) among them (`special`) each take a backslash before
+// them (a control its letter in its place), put in place by one expand. In a layout
+// of two slots an input byte, a special byte takes both (its backslash, then
+// itself), another the first: `valid` are the slots taken, `take` those of input
+// bytes, and pext squeezes out the rest, leaving where each output byte comes from.
+// Another control character (\u00XX) ends a step: escape_json's escape for it, then
+// on. Loads and stores are masked to the bytes given and written.
+__attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2"))) char* wide_escape_json(
+    char* out, const char* p, const char* end) {
+  const __m512i backslashes = _mm512_set1_epi8('\\');
+  // The letter of a control character's two-byte escape (\b \t \n \f \r), by its
+  // value; 0 for one written \u00XX.
+  alignas(64) static constexpr char k_letters[64] = {0, 0,   0,   0,   0, 0,   0,
+                                                     0, 'b', 't', 'n', 0, 'f', 'r'};
+  const __m512i letters = _mm512_load_si512(k_letters);
+  constexpr std::uint64_t k_even = 0x5555555555555555ULL;
+  constexpr std::uint64_t k_odd = 0xAAAAAAAAAAAAAAAAULL;
+  while (p != end) {
+    auto n = static_cast<unsigned>(std::min<std::ptrdiff_t>(end - p, 32));
+    std::uint64_t lanes = lanes_below(n);
+    __m512i s = _mm512_maskz_loadu_epi8(lanes, p);
+    const std::uint64_t control = _mm512_cmplt_epu8_mask(s, _mm512_set1_epi8(0x20)) & lanes;
+    const __m512i letter = _mm512_maskz_permutexvar_epi8(control, s, letters);
+    const std::uint64_t lettered = control & _mm512_test_epi8_mask(letter, letter);
+    const std::uint64_t long_escape = control & ~lettered;
+    if (long_escape != 0) {
+      n = static_cast<unsigned>(__builtin_ctzll(long_escape));
+      lanes = lanes_below(n);
+    }
+    s = _mm512_mask_mov_epi8(s, lettered, letter);  // a control's letter after its backslash
+    const std::uint64_t special = (_mm512_cmpeq_epi8_mask(s, _mm512_set1_epi8('"')) |
+                                   _mm512_cmpeq_epi8_mask(s, backslashes) | lettered) &
+                                  lanes;
+    if (special == 0) {
+      _mm512_mask_storeu_epi8(out, lanes, s);
+      out += n;
+    } else {
+      const std::uint64_t slots = lanes_below(2 * n);
+      const std::uint64_t second = _pdep_u64(special, k_odd & slots);
+      const std::uint64_t valid = (k_even & slots) | second;
+      const std::uint64_t take = _pdep_u64(~special & lanes, k_even & slots) | second;
+      const __mmask64 from_input = _pext_u64(take, valid);
+      const unsigned count = n + static_cast<unsigned>(__builtin_popcountll(special));
+      const __m512i expanded = _mm512_maskz_expand_epi8(from_input, s);
+      _mm512_mask_storeu_epi8(out, lanes_below(count),
+                              _mm512_mask_blend_epi8(from_input, backslashes, expanded));
+      out += count;
+    }
+    p += n;
+    if (long_escape != 0) {
+      out = write_json_escape(out, static_cast<unsigned char>(*p++));
+    }
+  }
+  return out;
+}
+
 }  // namespace convo
 
 #else
 
 namespace convo {
-bool wide_strings() { return false; }
-std::size_t wide_scan_string(const char*, char*, bool) { return 0; }
+bool wide_strings() {
+  return false;
+}
+std::size_t wide_scan_string(const char*, char*, bool) {
+  return 0;
+}
+bool wide_escapes() {
+  return false;
+}
+char* wide_escape_json(char* out, const char*, const char*) {
+  return out;
+}
 }  // namespace convo
 
 #endif

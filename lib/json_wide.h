@@ -15,4 +15,11 @@ bool wide_strings();
 // wide_strings().
 std::size_t wide_scan_string(const char* p, char* q, bool copy);
 
+// True when the CPU also runs wide_escape_json (AVX-512 VBMI, VBMI2 and BMI2).
+bool wide_escapes();
+
+// escape_json (json.h), 32 bytes of input a step however many of them it escapes;
+// the same bytes, within the same room. Only when wide_escapes().
+char* wide_escape_json(char* out, const char* p, const char* end);
+
 }  // namespace convo
