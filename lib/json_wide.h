@@ -1,4 +1,4 @@
-// AVX-512BW versions of the JSON string loops (json_wide.cc says when they run).
+// AVX-512 versions of the JSON string loops (json_wide.cc says when they run).
 #pragma once
 
 #include <cstddef>
