@@ -288,7 +288,13 @@ struct JsonBaseAllocator {
     }
     return p;
   }
-  static void Free(void* p) { std::free(p); }
+  // No call for null: RapidJSON frees every stack it made, used or not (the
+  // reader's, in place, never is).
+  static void Free(void* p) {
+    if (p != nullptr) {
+      std::free(p);
+    }
+  }
 };
 
 // The one (stateless) base allocator that pools take their chunks from; without

@@ -406,23 +406,4 @@ void Bytes::adopt(char* block, std::size_t size) {
   m_block = reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(block) | k_long_tag);
 }
 
-void Bytes::clear() {
-  std::free(base());
-  m_block = nullptr;
-}
-
-std::size_t Bytes::size() const {
-  if (m_block == nullptr) {
-    return 0;
-  }
-  if (long_header()) {
-    std::uint64_t n = 0;
-    std::memcpy(&n, base(), sizeof n);
-    return static_cast<std::size_t>(n);
-  }
-  std::uint32_t n = 0;
-  std::memcpy(&n, base(), sizeof n);
-  return n;
-}
-
 }  // namespace convo
