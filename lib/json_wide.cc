@@ -3,9 +3,9 @@
 //
 // - the parse's string scan, 64 bytes a step (AVX-512BW): a base64 image (59% of
 //   the bytes of the Responses bench file) is one run of thousands of such steps,
-//   where the SSE2 scan of json_streams.h takes four. It is called only after 64
-//   clean bytes, so a short string costs nothing more. Converting the Responses
-//   bench file to openai took 2.3% less CPU time.
+//   where the SSE2 scan of json_streams.h takes four. It is called only after a
+//   clean run of 1 KB, so a short string costs nothing more. Converting the
+//   Responses bench file to openai took 2-3.5% less CPU time.
 // - the writer's escape of a long string, 32 bytes a step however many need an
 //   escape (VBMI2's expand): tool output and patches, an escape every few dozen
 //   bytes, where the SSE2 loop of json.h stops at each. A Claude Code log

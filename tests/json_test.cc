@@ -816,13 +816,13 @@ TEST_CASE("parse_json_shadowed reads as parse_json does and leaves its text as i
 TEST_CASE("strings of long clean runs parse alike at every alignment and end, in place and "
           "shadowed",
           "[json]") {
-  // Past 64 clean bytes the scan goes 64 at a time (AVX-512BW where the CPU has it,
-  // json_wide.cc), from an aligned block: runs of every length around a few such
-  // blocks, started at every offset of one, ended by each kind of byte that ends
-  // a run, must read as the byte-wise parse reads them.
+  // Past 1 KB of clean bytes the scan goes 64 at a time (AVX-512BW where the CPU
+  // has it, json_wide.cc), from an aligned block: runs of every length around a
+  // few such blocks past that, started at every offset of one, ended by each kind
+  // of byte that ends a run, must read as the byte-wise parse reads them.
   const std::vector<std::string> ends = {"\",\"", "\\n", "\\\"", "\\u00e9", "\\/", "\xc3\xa9"};
   for (std::size_t offset = 0; offset < 64; offset += 7) {
-    for (std::size_t run = 60; run <= 200; run += (run < 136 ? 1 : 13)) {
+    for (std::size_t run = 1000; run <= 1300; run += (run < 1240 ? 1 : 13)) {
       for (const std::string& end : ends) {
         std::string value(run, 'x');
         value[run / 3] = static_cast<char>('a' + run % 26);
@@ -841,7 +841,7 @@ TEST_CASE("strings of long clean runs parse alike at every alignment and end, in
     }
   }
   // A raw control character after a long run is still refused.
-  for (std::size_t run = 60; run <= 140; ++run) {
+  for (std::size_t run = 1000; run <= 1100; ++run) {
     std::string text = "[\"" + std::string(run, 'x') + "\x01\"]";
     INFO("run " << run);
     CHECK_FALSE(parsed_apart(text));
@@ -851,14 +851,15 @@ TEST_CASE("strings of long clean runs parse alike at every alignment and end, in
 
 TEST_CASE("the string scan reads no page past its text's padding", "[json]") {
   // A text whose padding ends at the end of a page followed by one that cannot be
-  // read, its last string long (the 64-byte step) and ending at every place.
+  // read, its last string long (the 64-byte steps past 1 KB) and ending at every
+  // place.
   const long page = sysconf(_SC_PAGESIZE);
   void* map = mmap(nullptr, static_cast<std::size_t>(2 * page), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   REQUIRE(map != MAP_FAILED);
   REQUIRE(mprotect(static_cast<char*>(map) + page, static_cast<std::size_t>(page), PROT_NONE) == 0);
   char* const page_end = static_cast<char*>(map) + page;
-  for (std::size_t run = 60; run <= 200; ++run) {
+  for (std::size_t run = 1000; run <= 1200; ++run) {
     const std::string text = "[\"" + std::string(run, 'y') + "\"]";
     char* at = page_end - k_json_parse_padding - text.size();
     std::memcpy(at, text.data(), text.size());
