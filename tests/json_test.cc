@@ -280,15 +280,36 @@ TEST_CASE("escape_json writes what the byte-at-a-time escaper writes, within its
   CHECK(escaped_checked("a\"b\\c\n\x01\x7f") == "a\\\"b\\\\c\\n\\u0001\x7f");
 }
 
+namespace {
+// A page that can be read and written, followed by one that cannot: a load past
+// `end()` kills the test. Unmapped when it goes.
+class GuardedPage {
+ public:
+  GuardedPage() : m_size(static_cast<std::size_t>(sysconf(_SC_PAGESIZE))) {
+    void* map = mmap(nullptr, 2 * m_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(map != MAP_FAILED);
+    m_begin = static_cast<char*>(map);
+    REQUIRE(mprotect(m_begin + m_size, m_size, PROT_NONE) == 0);
+  }
+  ~GuardedPage() { munmap(m_begin, 2 * m_size); }
+  GuardedPage(const GuardedPage&) = delete;
+  GuardedPage& operator=(const GuardedPage&) = delete;
+
+  char* begin() const { return m_begin; }
+  char* end() const { return m_begin + m_size; }
+  std::size_t size() const { return m_size; }
+
+ private:
+  std::size_t m_size;
+  char* m_begin = nullptr;
+};
+}  // namespace
+
 TEST_CASE("escape_json reads no byte of the next page after a string's end", "[json]") {
   // A string that ends at the end of a page followed by one that cannot be read:
   // the tail's 16-byte load must not cross into it, at any length or offset.
-  const long page = sysconf(_SC_PAGESIZE);
-  void* map = mmap(nullptr, static_cast<std::size_t>(2 * page), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  REQUIRE(map != MAP_FAILED);
-  REQUIRE(mprotect(static_cast<char*>(map) + page, static_cast<std::size_t>(page), PROT_NONE) == 0);
-  char* const page_end = static_cast<char*>(map) + page;
+  const GuardedPage page;
+  char* const page_end = page.end();
   for (std::size_t length = 0; length <= 100; ++length) {
     for (char special : {'a', '"', '\n'}) {
       char* text = page_end - length;
@@ -300,7 +321,6 @@ TEST_CASE("escape_json reads no byte of the next page after a string's end", "[j
       escaped_checked(std::string_view(text, length));
     }
   }
-  munmap(map, static_cast<std::size_t>(2 * page));
 }
 
 TEST_CASE("a string written in pieces is the string of the pieces joined", "[json]") {
@@ -712,11 +732,9 @@ TEST_CASE("find_invalid_utf8 finds the first bad byte wherever it falls in the 6
 // lines would complete the value, and so never read on to the end of the mapping:
 // here a page that cannot be read, which would kill the test.
 TEST_CASE("a shadowed parse of a line stops at its newline", "[json]") {
-  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  void* pages = ::mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  REQUIRE(pages != MAP_FAILED);
-  char* const memory = static_cast<char*>(pages);
-  REQUIRE(::mprotect(memory + page, page, PROT_NONE) == 0);
+  const GuardedPage guarded;
+  const std::size_t page = guarded.size();
+  char* const memory = guarded.begin();
   auto parse_line = [&](std::string_view line, std::string_view next) {
     // The line, its newline, then `next` repeated to the unreadable page.
     std::string bytes(line);
@@ -741,7 +759,6 @@ TEST_CASE("a shadowed parse of a line stops at its newline", "[json]") {
   CHECK(parse_line("12", "34"));  // a number ends at the newline, not in the digits after it
   CHECK(parse_line("{\"a\":[1,true]}", "1,"));
   CHECK(parse_line("{\"a\":1}  \r", "1,"));
-  ::munmap(pages, 2 * page);
 }
 
 namespace {
@@ -813,8 +830,7 @@ TEST_CASE("parse_json_shadowed reads as parse_json does and leaves its text as i
   }
 }
 
-TEST_CASE("strings of long clean runs parse alike at every alignment and end, in place and "
-          "shadowed",
+TEST_CASE("long clean runs parse alike at every alignment and end, shadowed and in place",
           "[json]") {
   // Past 1 KB of clean bytes the scan goes 64 at a time (AVX-512BW where the CPU
   // has it, json_wide.cc), from an aligned block: runs of every length around a
@@ -853,12 +869,8 @@ TEST_CASE("the string scan reads no page past its text's padding", "[json]") {
   // A text whose padding ends at the end of a page followed by one that cannot be
   // read, its last string long (the 64-byte steps past 1 KB) and ending at every
   // place.
-  const long page = sysconf(_SC_PAGESIZE);
-  void* map = mmap(nullptr, static_cast<std::size_t>(2 * page), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  REQUIRE(map != MAP_FAILED);
-  REQUIRE(mprotect(static_cast<char*>(map) + page, static_cast<std::size_t>(page), PROT_NONE) == 0);
-  char* const page_end = static_cast<char*>(map) + page;
+  const GuardedPage page;
+  char* const page_end = page.end();
   for (std::size_t run = 1000; run <= 1200; ++run) {
     const std::string text = "[\"" + std::string(run, 'y') + "\"]";
     char* at = page_end - k_json_parse_padding - text.size();
@@ -871,7 +883,6 @@ TEST_CASE("the string scan reads no page past its text's padding", "[json]") {
     REQUIRE(parse_json_shadowed(std::string_view(at, text.size()), shadow.data(), doc, lone));
     CHECK(view_of(doc[0]) == std::string(run, 'y'));
   }
-  munmap(map, static_cast<std::size_t>(2 * page));
 }
 
 TEST_CASE("parse_json_shadowed reads a lone surrogate escape as U+FFFD, as "
