@@ -286,7 +286,8 @@ namespace {
 class GuardedPage {
  public:
   GuardedPage() : m_size(static_cast<std::size_t>(sysconf(_SC_PAGESIZE))) {
-    void* map = mmap(nullptr, 2 * m_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* map =
+        mmap(nullptr, 2 * m_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     REQUIRE(map != MAP_FAILED);
     m_begin = static_cast<char*>(map);
     REQUIRE(mprotect(m_begin + m_size, m_size, PROT_NONE) == 0);
