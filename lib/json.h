@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "json_wide.h"  // the AVX-512 loops escape_json hands long strings to
+
 namespace convo {
 [[noreturn]] void json_assertion_failed(const char* expression);
 }  // namespace convo
@@ -32,7 +34,6 @@ namespace convo {
 // sanitized builds do without them. (Records are parsed in place with a scan of
 // convo's own, lib/json.cc, which reads only padding it owns and runs in every
 // build.)
-#include "json_wide.h"
 #include "sanitizer.h"
 #ifdef CONVO_ASAN
 #define CONVO_NO_JSON_SIMD

@@ -307,11 +307,11 @@ inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, convo
   const __m128i quote = _mm_set1_epi8('"');
   const __m128i backslash = _mm_set1_epi8('\\');
   const __m128i below_space = _mm_set1_epi8(0x1F);
-#endif
   // 16-byte steps in a row without an end: after 64 (1 KB), the rest of the run is
   // scanned wide (json_wide.cc). After 4 or 16, strings of a few hundred bytes (an
   // OpenAI chat log's) paid for the call more than the wide steps saved: 1-3%.
   int clean = 0;
+#endif
   for (;;) {
 #ifdef __SSE2__
     if (clean == 64 && convo::wide_strings()) {

@@ -54,8 +54,10 @@ inline std::uint64_t lanes_below(unsigned n) {
 
 // Every load is of bytes the string still holds when it starts (its end is not yet
 // found): the first, masked to the bytes from `p` to the next 64-byte boundary,
-// then whole aligned blocks, each in the page of a byte known to be the string's.
-// None reads a page the text does not reach, whatever follows the text. A store
+// then whole aligned blocks, each starting at a byte known to be readable (the
+// block before held no end, so this one holds the string's next byte or the byte
+// that ends it: the text's, or its padding's). None reads a page the text and its
+// padding do not reach, whatever follows. A store
 // writes only bytes of the string: whole for a clean block, masked to the bytes
 // before the end in the last.
 __attribute__((target("avx512f,avx512bw"))) std::size_t wide_scan_string(const char* p, char* q,

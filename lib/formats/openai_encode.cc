@@ -64,17 +64,17 @@ class OpenAIEncoder final : public EncoderBase {
  private:
   // Adds the tool message of `block`, a result of `m`, to `values`.
   void tool_message(Records& values, const Message& m, const Block& block) {
+    // Counted before the content is written, which may count its own.
+    if (block.is_error.value_or(false)) {
+      drop("tool error flags", m);
+    }
+    if (!block.cache_control.empty()) {
+      drop("cache_control markers", m);
+    }
     JsonWriter writer(values.open());
-    bool patch = same_format(m) && m.role == Role::tool;
-    if (!patch) {
+    if (!(same_format(m) && m.role == Role::tool)) {
       // No original to keep members of: written member by member, as the
       // ObjectWriter below would.
-      if (block.is_error.value_or(false)) {
-        drop("tool error flags", m);
-      }
-      if (!block.cache_control.empty()) {
-        drop("cache_control markers", m);
-      }
       writer.StartObject();
       write_string_member(writer, "role", "tool");
       write_key(writer, "content");
@@ -88,12 +88,6 @@ class OpenAIEncoder final : public EncoderBase {
     object.set_string("role", "tool");
     object.set("content", [&](JsonWriter& w) { write_result_content(w, m, block.result); });
     object.set_string("tool_call_id", block.id);
-    if (block.is_error.value_or(false)) {
-      drop("tool error flags", m);
-    }
-    if (!block.cache_control.empty()) {
-      drop("cache_control markers", m);
-    }
     object.write();
     values.close();
   }
@@ -405,12 +399,11 @@ class OpenAIEncoder final : public EncoderBase {
   }
 
   void write_tool_call(JsonWriter& w, const Message& m, const Block& call) {
-    bool same = keeps_own_json(m, call, Format::openai);
-    if (!same) {
+    if (!call.cache_control.empty()) {
+      drop("cache_control markers", m);
+    }
+    if (!keeps_own_json(m, call, Format::openai)) {
       // No original call to keep members of: member by member, as below.
-      if (!call.cache_control.empty()) {
-        drop("cache_control markers", m);
-      }
       w.StartObject();
       write_string_member(w, "id", call.id);
       write_string_member(w, "type", "function");
@@ -418,40 +411,36 @@ class OpenAIEncoder final : public EncoderBase {
       w.StartObject();
       write_string_member(w, "name", call.name);
       write_key(w, "arguments");
-      if (!call.input.empty()) {
-        write_string(w, call.input);
-      } else {
-        write_string(w, call.input_json());
-      }
+      write_arguments(w, call);
       w.EndObject();
       w.EndObject();
       return;
     }
-    const JsonValue* function = same ? find_member(*call.json, "function") : nullptr;
-    ObjectWriter object(w, same ? call.json : nullptr);
+    const JsonValue* function = find_member(*call.json, "function");
+    ObjectWriter object(w, call.json);
     object.set_string("id", call.id);
     object.set_string("type", "function");
     object.set("function", [&](JsonWriter& fw) {
       ObjectWriter f(fw, function);
       f.set_string("name", call.name);
-      if (!(same && call.input.empty() && call.input_value != nullptr)) {
+      if (!(call.input.empty() && call.input_value != nullptr)) {
         // The block itself, not a copy of its text (a patch, for Codex's custom
         // calls): it outlives `f`, which is written below.
         const Block* input = &call;
-        f.set("arguments", [input](JsonWriter& aw) {
-          if (!input->input.empty()) {
-            write_string(aw, input->input);
-          } else {
-            write_string(aw, input->input_json());
-          }
-        });
+        f.set("arguments", [input](JsonWriter& aw) { write_arguments(aw, *input); });
       }
       f.write();
     });
-    if (!call.cache_control.empty()) {
-      drop("cache_control markers", m);
-    }
     object.write();
+  }
+
+  // A call's input as OpenAI's `arguments`, a JSON string.
+  static void write_arguments(JsonWriter& w, const Block& call) {
+    if (!call.input.empty()) {
+      write_string(w, call.input);
+    } else {
+      write_string(w, call.input_json());
+    }
   }
 };
 
