@@ -353,12 +353,16 @@ constexpr std::uint64_t k_note_opaque = std::uint64_t{1} << 7;   // a built-in t
 constexpr std::uint64_t k_note_custom = std::uint64_t{1} << 8;   // a custom tool call or output
 constexpr std::uint64_t k_note_parts = std::uint64_t{1} << 9;    // a part loses: read the parts
 constexpr std::uint64_t k_note_reasoning_text = std::uint64_t{1} << 10;
+// A call output's `output` neither text, parts nor null (an older Codex's object):
+// kept in the item, and no other format has a place for it.
+constexpr std::uint64_t k_note_other_output = std::uint64_t{1} << 13;
 constexpr unsigned k_note_codes_at = 16;
 // Not a note's: responses_item_unmodelled_key's bit for a message of one opaque block.
 constexpr std::uint64_t k_key_one_opaque = std::uint64_t{1} << 11;
 static_assert(k_key_one_opaque > k_note_reasoning_text &&
               k_responses_key_spare > k_key_one_opaque &&
-              k_responses_key_spare < (std::uint64_t{1} << k_note_codes_at));
+              k_note_other_output > k_responses_key_spare &&
+              k_note_other_output < (std::uint64_t{1} << k_note_codes_at));
 
 std::string_view item_type(const ItemMembers& members) {
   return members.type != nullptr && members.type->IsString() ? view_of(*members.type) : "message";
@@ -418,6 +422,13 @@ std::uint64_t item_note(const ItemMembers& members) {
   }
   if (custom) {
     note |= k_note_custom;
+  }
+  if (is(type, "function_call_output") || is(type, "custom_tool_call_output")) {
+    // decode_output's other shape: the output is left in the item.
+    const JsonValue* output = members.output;
+    if (output != nullptr && !output->IsString() && !output->IsArray() && !output->IsNull()) {
+      note |= k_note_other_output;
+    }
   }
   if (const JsonValue* parts = counted_parts(members)) {
     for (const JsonValue& part : parts->GetArray()) {
@@ -587,6 +598,9 @@ void responses_item_unmodelled(const Message& message,
   }
   if ((note & k_note_reasoning_text) != 0) {
     unheld("reasoning_text parts");
+  }
+  if ((note & k_note_other_output) != 0) {
+    unheld("tool outputs that are not text");
   }
   if ((note & k_note_named) == 0) {
     for (std::uint64_t i = 0; i < (note & k_note_count); ++i) {
