@@ -886,6 +886,94 @@ TEST_CASE("the string scan reads no page past its text's padding", "[json]") {
   }
 }
 
+TEST_CASE("strings dense in escapes parse alike at every alignment and end, shadowed and in place",
+          "[json]") {
+  // After a string's first escape, a shadowed parse unescapes 64 bytes a step
+  // (AVX-512 where the CPU has it, json_wide.cc): escapes of every kind and runs of
+  // backslashes at every place of those steps (one at a step's last byte among
+  // them), and every way a string ends, must read as the in-place parse reads them,
+  // with the same marks for json_as_read.
+  const std::vector<std::string> pieces = {"a",
+                                           "bcdefgh",
+                                           "\\n",
+                                           "\\\"",
+                                           "\\\\",
+                                           "\\\\\\\\",
+                                           "\\\\\\\"",
+                                           "\\t",
+                                           "\\/",
+                                           "\\b",
+                                           "\\f",
+                                           "\\r",
+                                           "\\u001B",
+                                           "\\u00e9",
+                                           "\\ud83d\\ude00",
+                                           "\xc3\xa9",
+                                           "\xf0\x9f\x98\x80",
+                                           "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"};
+  const std::vector<std::string> ends = {"\"", "\\u0041\"", "\\/\"", "\\\\\""};
+  std::uint32_t state = 2026;
+  auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return state >> 8;
+  };
+  for (int round = 0; round < 4000; ++round) {
+    std::string value = "\\n";  // the first escape: the rest is the wide loop's
+    const std::size_t parts = next() % 60;
+    for (std::size_t i = 0; i < parts; ++i) {
+      value += pieces[next() % pieces.size()];
+    }
+    const std::string raw = std::string(next() % 64, ' ') + "{\"k\":\"" + value +
+                            ends[next() % ends.size()] + ",\"n\":\"x\\ny\"}";
+    INFO("round " << round << ": " << raw);
+    JsonDoc expected;
+    REQUIRE_FALSE(parse_json(raw, expected));
+    const auto shadowed = parsed_apart(raw);
+    REQUIRE(shadowed);
+    CHECK(*shadowed == to_json(expected));
+    as_read_count(raw);  // the shadow's marks say what the in-place scan says
+  }
+  // What is not JSON after escapes is still refused: a raw control character, an
+  // unknown escape, an escape cut by the text's end.
+  for (std::size_t run = 0; run < 140; ++run) {
+    std::string value;
+    for (std::size_t i = 0; i < run; ++i) {
+      value += i % 5 == 0 ? "\\n" : "x";
+    }
+    for (std::string_view bad : {"\x01", "\x1f", "\\x", "\\\x01", "\\u12"}) {
+      const std::string text = "[\"\\\"" + value + std::string(bad) + "\"]";
+      INFO("run " << run << ", " << text);
+      CHECK_FALSE(parsed_apart(text));
+    }
+  }
+}
+
+TEST_CASE("the unescaping scan stays in its text's pages and its shadow's room", "[json]") {
+  // A text dense in escapes whose padding ends at a page followed by one that cannot
+  // be read, parsed into a shadow with no room past its own that ends likewise: no
+  // load may cross into the text's next page, no store past the shadow's end.
+  const GuardedPage text_page;
+  const GuardedPage shadow_page;
+  for (std::size_t run = 0; run <= 300; ++run) {
+    std::string value = "\\\"";
+    for (std::size_t i = 0; i < run; ++i) {
+      value += i % 7 == 3 ? "\\n" : (i % 11 == 5 ? "\\\\" : "z");
+    }
+    const std::string text = "[\"" + value + "\"]";
+    char* at = text_page.end() - k_json_parse_padding - text.size();
+    std::memcpy(at, text.data(), text.size());
+    std::memset(at + text.size(), 0, k_json_parse_padding);
+    char* shadow = shadow_page.end() - text.size() - k_json_parse_padding;
+    JsonDoc doc;
+    std::size_t lone = 0;
+    INFO("run " << run);
+    REQUIRE(parse_json_shadowed(std::string_view(at, text.size()), shadow, doc, lone));
+    JsonDoc expected;
+    REQUIRE_FALSE(parse_json(text, expected));
+    CHECK(to_json(doc) == to_json(expected));
+  }
+}
+
 TEST_CASE("parse_json_shadowed reads a lone surrogate escape as U+FFFD, as "
           "replace_lone_surrogates makes it", "[json]") {
   // Lone halves in values and keys, next to pairs, escaped backslashes and other
