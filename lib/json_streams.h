@@ -308,14 +308,16 @@ inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, convo
   const __m128i backslash = _mm_set1_epi8('\\');
   const __m128i below_space = _mm_set1_epi8(0x1F);
   // 16-byte steps in a row without an end: after 64 (1 KB), the rest of the run is
-  // scanned wide (json_wide.cc). After 4 or 16, strings of a few hundred bytes (an
+  // scanned wide (json_wide.cc), in a parse in place (a shadowed one goes wide
+  // sooner, below). After 4 or 16, strings of a few hundred bytes (an
   // OpenAI chat log's) paid for the call more than the wide steps saved: 1-3%.
   int clean = 0;
-  // One-byte escapes met: after the first, the rest of the string is unescaped
-  // wide (json_wide.cc), into a shadow. Text with an escape every 20 bytes (tool
-  // calls' input and output) is most of the parse of an agent's log but for its
-  // images. From a string's start instead (keys and short values too), a Codex
-  // rollout took 15% more time; after 2, 4 or 8 escapes, an OpenAI chat log 1-4%.
+  // One-byte escapes met: after the first, or after 64 clean bytes, the rest of
+  // the string is unescaped wide (json_wide.cc), into a shadow. Text with an
+  // escape every 20 bytes (tool calls' input and output) is most of the parse of
+  // an agent's log but for its images. From a string's start instead (keys and
+  // short values too), a Codex rollout took 15% more time; after 2, 4 or 8
+  // escapes, an OpenAI chat log 1-4%; after 32 to 1 KB clean bytes, within 1%.
   int escapes = 0;
 #endif
   for (;;) {
@@ -325,7 +327,7 @@ inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, convo
       p += run;
       q += run;
     }
-    if (escapes >= 1 && is.shadowed() && convo::wide_unescapes()) {
+    if ((escapes >= 1 || clean >= 4) && is.shadowed() && convo::wide_unescapes()) {
       bool slash = false;
       p = const_cast<char*>(convo::wide_unescape_string(p, q, slash));
       if (slash) {

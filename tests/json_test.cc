@@ -954,10 +954,11 @@ TEST_CASE("the unescaping scan stays in its text's pages and its shadow's room",
   // load may cross into the text's next page, no store past the shadow's end.
   const GuardedPage text_page;
   const GuardedPage shadow_page;
-  for (std::size_t run = 0; run <= 300; ++run) {
-    std::string value = "\\\"";
-    for (std::size_t i = 0; i < run; ++i) {
-      value += i % 7 == 3 ? "\\n" : (i % 11 == 5 ? "\\\\" : "z");
+  for (std::size_t run = 0; run <= 600; ++run) {
+    // Escapes every few bytes, then clean runs (wide after 64 clean bytes).
+    std::string value = run <= 300 ? "\\\"" : "";
+    for (std::size_t i = 0; i < run % 301; ++i) {
+      value += run <= 300 && i % 7 == 3 ? "\\n" : (run <= 300 && i % 11 == 5 ? "\\\\" : "z");
     }
     const std::string text = "[\"" + value + "\"]";
     char* at = text_page.end() - k_json_parse_padding - text.size();
