@@ -4,6 +4,9 @@
 // lines long from convo's own size (1 MiB, which these inputs never reach), and
 // from the lower one their last byte chooses (fuzz.h). A long line is kept as read
 // and parsed apart from its bytes; it must make the same record as a short one.
+// Each record's JSON must be what the copying parse (parse_json, no shadow and no
+// AVX-512 unescape) makes of its bytes: with `scripts/fuzz --wide` (no
+// AddressSanitizer) the reader's parse runs the AVX-512 loops of json_wide.cc.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,6 +44,13 @@ std::vector<Read> read(const std::string& bytes, std::string& stopped) {
       out.push_back(Read{record.raw.str(), record.ok() ? convo::to_json(record.source->doc) : "",
                          record.error, record.where.line, record.where.column,
                          record.lone_surrogates});
+      if (record.ok() && record.lone_surrogates == 0) {
+        convo::JsonDoc copied;
+        if (convo::parse_json(record.raw.view(), copied) ||
+            convo::to_json(copied) != out.back().json) {
+          __builtin_trap();  // the reader's parse read otherwise than the copying one
+        }
+      }
     }
   } catch (const convo::Error& error) {
     stopped = error.what();

@@ -433,7 +433,9 @@ inline void rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, convo
     const auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
     if (mask != 0) {
       const auto length = static_cast<std::size_t>(__builtin_ctz(mask));
-      std::memcpy(os.Push(static_cast<rapidjson::SizeType>(length)), p, length);
+      if (length != 0) {  // Push(0) on a stack with nothing yet is null: no memcpy
+        std::memcpy(os.Push(static_cast<rapidjson::SizeType>(length)), p, length);
+      }
       is.src_ = p + length;
       return;
     }
