@@ -82,7 +82,6 @@ struct PaddedInsituStream : rapidjson::InsituStringStream {
   // A copy for the reader to read with, member by member (StreamLocalCopy below,
   // which says why).
   struct Local {};
-  //
   // Each member is loaded on its own (`apart`): GCC merged the loads of `src_` and
   // `dst_` into one of 16 bytes, and of the two flags into one of 2, and such a
   // load waits for the smaller stores resume() made of them at the string before
