@@ -4,8 +4,10 @@
 // - the parse's string scan, 64 bytes a step (AVX-512BW): a base64 image (59% of
 //   the bytes of the Responses bench file) is one run of thousands of such steps,
 //   where the SSE2 scan of json_streams.h takes four. It is called only after a
-//   clean run of 1 KB, so a short string costs nothing more. Converting the
-//   Responses bench file to openai took 2-3.5% less CPU time.
+//   clean run of 1 KB, so a short string costs nothing more, and now only in a
+//   parse in place: a shadowed one (the reader's) goes to the unescape below
+//   sooner. Converting the Responses bench file to openai took 2-3.5% less CPU
+//   time.
 // - the writer's escape of a long string, 64 bytes a step however many need an
 //   escape (VBMI2's expand): tool output and patches, an escape every few dozen
 //   bytes, where the SSE2 loop of json.h stops at each. A Claude Code log
@@ -14,9 +16,9 @@
 //   less again.
 // - the parse's unescaping of a string after its first escape or 64 clean bytes,
 //   64 bytes a step (VBMI2's compress), into a shadow (the reader's parse): where
-//   the SSE2 scan stops at each escape. Converting to openai took 24% less CPU time on an OpenAI
-//   chat log, 16% on a Claude Code log, 8% on the Responses file, 5% on a Codex
-//   rollout.
+//   the SSE2 scan stops at each escape. Converting to openai took 24% less CPU
+//   time on an OpenAI chat log, 16% on a Claude Code log, 8% on the Responses
+//   file, 5% on a Codex rollout.
 //
 // The writer's clean runs and the UTF-8 check of what is written, tried the same
 // way, gained nothing measurable (an image is written from its bytes as read, not
@@ -116,28 +118,36 @@ bool wide_escapes() {
 
 namespace {
 
-// Writes the first 32 bytes of `s`, of which `special` (a bit a byte)
-// take a backslash before them (a control already its letter), escaped at `out`,
-// in one 64-byte store, and returns the end of what they make. In a layout of two
-// slots an input byte, a special byte takes both (its backslash, then itself),
-// another the first: `valid` are the slots taken, `take` those of input bytes, and
-// pext squeezes out the rest, leaving where each output byte comes from; one
-// expand puts them there.
-__attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2"))) inline char* escape_half(
-    char* out, __m512i s, std::uint32_t special, __m512i backslashes) {
-  if (special == 0) {
-    _mm512_storeu_si512(out, s);
-    return out + 32;
+constexpr std::uint64_t k_even = 0x5555555555555555ULL;
+constexpr std::uint64_t k_odd = 0xAAAAAAAAAAAAAAAAULL;
+
+// Writes the first `n` (at most 32) bytes of `s`, of which `special` (a bit a
+// byte) take a backslash before them (a control already its letter), escaped at
+// `out`, and returns the end of what they make. In a layout of two slots an input
+// byte, a special byte takes both (its backslash, then itself), another the first:
+// `valid` are the slots taken, `take` those of input bytes, and pext squeezes out
+// the rest, leaving where each output byte comes from; one expand puts them there.
+// `whole`: one 64-byte store, past what it writes; else masked to what it writes.
+__attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2"))) inline char* escape_step(
+    char* out, __m512i s, std::uint64_t special, unsigned n, bool whole, __m512i backslashes) {
+  __m512i bytes = s;
+  unsigned count = n;
+  if (special != 0) {
+    const std::uint64_t slots = lanes_below(2 * n);
+    const std::uint64_t second = _pdep_u64(special, k_odd & slots);
+    const std::uint64_t valid = (k_even & slots) | second;
+    const std::uint64_t take = _pdep_u64(~special & lanes_below(n), k_even & slots) | second;
+    const __mmask64 from_input = _pext_u64(take, valid);
+    bytes =
+        _mm512_mask_blend_epi8(from_input, backslashes, _mm512_maskz_expand_epi8(from_input, s));
+    count += static_cast<unsigned>(__builtin_popcountll(special));
   }
-  constexpr std::uint64_t k_even = 0x5555555555555555ULL;
-  constexpr std::uint64_t k_odd = 0xAAAAAAAAAAAAAAAAULL;
-  const std::uint64_t second = _pdep_u64(special, k_odd);
-  const std::uint64_t valid = k_even | second;
-  const std::uint64_t take = _pdep_u64(~special, k_even) | second;
-  const __mmask64 from_input = _pext_u64(take, valid);
-  const __m512i expanded = _mm512_maskz_expand_epi8(from_input, s);
-  _mm512_storeu_si512(out, _mm512_mask_blend_epi8(from_input, backslashes, expanded));
-  return out + 32 + __builtin_popcount(special);
+  if (whole) {
+    _mm512_storeu_si512(out, bytes);
+  } else {
+    _mm512_mask_storeu_epi8(out, lanes_below(count), bytes);
+  }
+  return out + count;
 }
 
 }  // namespace
@@ -145,7 +155,7 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2"))) inline c
 // 64 bytes of input a step, whatever their escapes: the quotes, backslashes and
 // controls with a letter (\n) among them (`special`) each take a backslash before
 // them (a control its letter in its place), each half of the step put in place by
-// one expand (escape_half). A step with another control character (\u00XX), and the
+// one expand (escape_step). A step with another control character (\u00XX), and the
 // last bytes, go 32 a step with masked loads and stores, the control ending its
 // step: escape_json's escape for it, then on.
 //
@@ -164,8 +174,6 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2"))) char* wi
   alignas(64) static constexpr char k_letters[64] = {0, 0,   0,   0,   0, 0,   0,
                                                      0, 'b', 't', 'n', 0, 'f', 'r'};
   const __m512i letters = _mm512_load_si512(k_letters);
-  constexpr std::uint64_t k_even = 0x5555555555555555ULL;
-  constexpr std::uint64_t k_odd = 0xAAAAAAAAAAAAAAAAULL;
   while (p != end) {
     while (end - p >= 64) {
       __m512i s = _mm512_loadu_si512(p);
@@ -187,9 +195,9 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2"))) char* wi
         out += 64;
         continue;
       }
-      out = escape_half(out, s, static_cast<std::uint32_t>(special), backslashes);
-      out = escape_half(out, _mm512_maskz_shuffle_i64x2(0xFF, s, s, 0xEE),
-                        static_cast<std::uint32_t>(special >> 32), backslashes);
+      out = escape_step(out, s, special & lanes_below(32), 32, true, backslashes);
+      out = escape_step(out, _mm512_maskz_shuffle_i64x2(0xFF, s, s, 0xEE), special >> 32, 32, true,
+                        backslashes);
     }
     if (p == end) {
       break;
@@ -209,21 +217,7 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2"))) char* wi
     const std::uint64_t special = (_mm512_cmpeq_epi8_mask(s, _mm512_set1_epi8('"')) |
                                    _mm512_cmpeq_epi8_mask(s, backslashes) | lettered) &
                                   lanes;
-    if (special == 0) {
-      _mm512_mask_storeu_epi8(out, lanes, s);
-      out += n;
-    } else {
-      const std::uint64_t slots = lanes_below(2 * n);
-      const std::uint64_t second = _pdep_u64(special, k_odd & slots);
-      const std::uint64_t valid = (k_even & slots) | second;
-      const std::uint64_t take = _pdep_u64(~special & lanes, k_even & slots) | second;
-      const __mmask64 from_input = _pext_u64(take, valid);
-      const unsigned count = n + static_cast<unsigned>(__builtin_popcountll(special));
-      const __m512i expanded = _mm512_maskz_expand_epi8(from_input, s);
-      _mm512_mask_storeu_epi8(out, lanes_below(count),
-                              _mm512_mask_blend_epi8(from_input, backslashes, expanded));
-      out += count;
-    }
+    out = escape_step(out, s, special, n, false, backslashes);
     p += n;
     if (long_escape != 0) {
       out = write_json_escape(out, static_cast<unsigned char>(*p++));
@@ -256,8 +250,8 @@ bool wide_unescapes() {
 // not stop stores 64 bytes whole: the text holds 64 bytes more
 // than were read, so the shadow has room for them past `q`; the last step's store
 // is masked to what it writes.
-__attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2"))) const char*
-wide_unescape_string(const char* p, char*& q_out, bool& slash) {
+__attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2"))) const char* wide_unescape_string(
+    const char* p, char*& q_out, bool& slash) {
   // What the byte after a backslash stands for, for the one-byte escapes; 0 else.
   alignas(64) static constexpr auto k_table = [] {
     std::array<char, 128> table{};
@@ -268,7 +262,6 @@ wide_unescape_string(const char* p, char*& q_out, bool& slash) {
   }();
   const __m512i low = _mm512_load_si512(k_table.data());
   const __m512i high = _mm512_load_si512(k_table.data() + 64);
-  constexpr std::uint64_t k_odd = 0xAAAAAAAAAAAAAAAAULL;
   constexpr std::uint64_t k_last = std::uint64_t{1} << 63;
   char* q = q_out;
   for (;;) {
