@@ -269,12 +269,17 @@ std::optional<rapidjson::Type> parse_type(std::string_view text);
 std::optional<bool> json_object_as_written(std::string_view text) {
   t_last_object_set = false;
   // Most tool inputs are spelled as the writer writes (a program wrote them, or convo
-  // did): then one validating scan of their bytes says so, without parsing them or
+  // did), or so but for spaces after the colons and commas (Python's json.dumps):
+  // then one validating scan of their bytes says so, without parsing them or
   // writing them out (the writer's escaping, then a parse for the type, were most
-  // of this).
-  if (!text.empty() && text.front() == '{' && json_valid_as_written(text)) {
-    remember_object(text);
-    return true;
+  // of this; the parse and the writing of spaced ones 2% of a conversion to Anthropic).
+  const std::size_t first = text.find_first_not_of(" \n\r\t");
+  if (first != std::string_view::npos && text[first] == '{') {
+    const JsonSpelling spelling = json_spelling(text);
+    if (spelling != JsonSpelling::unknown) {
+      remember_object(text);
+      return spelling == JsonSpelling::as_written;
+    }
   }
   // Else parsed in place in a padded copy, as json_text_type parses (the same answers
   // as parse_json), the strings going from there to the writer; both buffers are kept

@@ -523,6 +523,13 @@ std::string_view json_as_read(const JsonValue& value, std::string_view text, std
 // certain; false may still be spelled so (a fraction the writer writes alike).
 bool json_valid_as_written(std::string_view text);
 
+// How `text` is spelled, as far as the scan above tells: `as_written` is
+// json_valid_as_written; `spaced`, one valid JSON value that would be so but for
+// whitespace between its tokens (`{"a": 1}`), which the writer never writes: certain
+// not to come back byte for byte, and read alike. `unknown` says nothing.
+enum class JsonSpelling : std::uint8_t { as_written, spaced, unknown };
+JsonSpelling json_spelling(std::string_view text);
+
 // A JSON string literal for `text`, quotes included, escaped as RapidJSON writes it.
 std::string json_quote(std::string_view text);
 

@@ -328,16 +328,26 @@ std::size_t valid_integer(const char* s, std::size_t n, std::size_t p) {
 }  // namespace
 
 bool json_valid_as_written(std::string_view text) {
+  return json_spelling(text) == JsonSpelling::as_written;
+}
+
+JsonSpelling json_spelling(std::string_view text) {
+  constexpr JsonSpelling k_unknown = JsonSpelling::unknown;
   const char* const s = text.data();
   const std::size_t n = text.size();
+  bool spaced = false;  // whitespace between tokens (JSON's four characters)
   // The open containers, innermost last: as deep as the parse reads (k_max_json_depth).
   std::array<char, k_max_json_depth> open;
   std::size_t depth = 0;
   std::size_t p = 0;
   enum class Next { value, value_or_close, key_or_close, key, after_value } next = Next::value;
   for (;;) {
+    while (p < n && (s[p] == ' ' || s[p] == '\n' || s[p] == '\r' || s[p] == '\t')) {
+      spaced = true;
+      ++p;
+    }
     if (p >= n) {
-      return false;
+      return k_unknown;
     }
     const char c = s[p];
     switch (next) {
@@ -350,11 +360,11 @@ bool json_valid_as_written(std::string_view text) {
           break;
         }
         if (c != '"') {
-          return false;
+          return k_unknown;
         }
         p = valid_string(s, n, p + 1);
         if (p == k_not_as_written || p >= n || s[p] != ':') {
-          return false;
+          return k_unknown;
         }
         ++p;
         next = Next::value;
@@ -369,7 +379,7 @@ bool json_valid_as_written(std::string_view text) {
         }
         if (c == '{' || c == '[') {
           if (depth == open.size()) {
-            return false;  // deeper than the parse reads
+            return k_unknown;  // deeper than the parse reads
           }
           open[depth++] = c;
           ++p;
@@ -383,18 +393,18 @@ bool json_valid_as_written(std::string_view text) {
         } else {
           const std::string_view word = c == 't' ? "true" : c == 'f' ? "false" : "null";
           if (n - p < word.size() || std::memcmp(s + p, word.data(), word.size()) != 0) {
-            return false;
+            return k_unknown;
           }
           p += word.size();
         }
         if (p == k_not_as_written) {
-          return false;
+          return k_unknown;
         }
         next = Next::after_value;
         break;
       case Next::after_value:
         if (depth == 0) {
-          return false;  // something after the value
+          return k_unknown;  // something after the value
         }
         if (c == ',') {
           ++p;
@@ -403,12 +413,19 @@ bool json_valid_as_written(std::string_view text) {
           --depth;
           ++p;
         } else {
-          return false;
+          return k_unknown;
         }
         break;
     }
     if (next == Next::after_value && depth == 0) {
-      return p == n;
+      while (p < n && (s[p] == ' ' || s[p] == '\n' || s[p] == '\r' || s[p] == '\t')) {
+        spaced = true;
+        ++p;
+      }
+      if (p != n) {
+        return k_unknown;
+      }
+      return spaced ? JsonSpelling::spaced : JsonSpelling::as_written;
     }
   }
 }

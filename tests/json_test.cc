@@ -556,6 +556,42 @@ TEST_CASE("json_object_as_written tells compact objects from other spellings", "
   }
 }
 
+TEST_CASE("json_spelling tells spaced JSON from other spellings, and nothing invalid", "[json]") {
+  CHECK(json_spelling(R"({"a":1,"b":[true,null,"x"]})") == JsonSpelling::as_written);
+  for (std::string text :
+       {R"({"a": 1})", R"({"a":1, "b":[true, null, "x"]})", " {}", "{}\n", "[ ]",
+        "{\n  \"a\": {\n    \"b\": [1,\t2]\r\n  }\n}", R"({ "k" :1})",
+        R"({"redacted": true, "message": "Function call arguments removed"})"}) {
+    INFO(text);
+    JsonDoc doc;
+    REQUIRE_FALSE(parse_json(text, doc));
+    const JsonSpelling spelling = json_spelling(text);
+    // Spaced when the scan reads it ("k" : with a space before the colon it does not).
+    CHECK(spelling != JsonSpelling::as_written);
+    if (spelling == JsonSpelling::spaced) {
+      CHECK(to_json(doc) != text);
+    }
+    if (text.find_first_not_of(" \n\r\t") != std::string::npos &&
+        text[text.find_first_not_of(" \n\r\t")] == '{') {
+      CHECK(json_object_as_written(text) == false);
+    }
+  }
+  CHECK(json_spelling(R"({"a": 1, "b": [true, null]})") == JsonSpelling::spaced);
+  CHECK(json_spelling(R"({"a": 1.5})") == JsonSpelling::unknown);  // not the writer's number
+  CHECK(json_spelling(R"({"a": "\/"})") == JsonSpelling::unknown);
+  // Not JSON, spaced or not: never said to be either.
+  for (std::string bad : {R"({"a": })", R"({"a": 1, })", R"({"a": 01})", R"({"a" 1})",
+                          R"({"a": 1)", R"({"a": "x"} x)", R"({"a": 1} })", R"([1, ])",
+                          R"([ , 1])", R"({"a": tru})", "  ", "", R"({"a": "x"}, )",
+                          "{\"a\": \"\x01\"}", R"({ 1: 2})"}) {
+    INFO(bad);
+    JsonDoc doc;
+    CHECK(parse_json(bad, doc));
+    CHECK(json_spelling(bad) == JsonSpelling::unknown);
+    CHECK_FALSE(json_object_as_written(bad));
+  }
+}
+
 TEST_CASE("parse_json_in_place unescapes strings of every length and escape pattern", "[json]") {
   // The in-place parse scans strings 16 bytes at a time from any offset; these
   // strings put escapes, multi-byte characters and the end of the string at every
