@@ -140,6 +140,66 @@ std::string Content::joined_text() const {
   return out;
 }
 
+// Where Source::make's first chunk is: after the shared_ptr's control block and
+// the Source in it, in the same allocation.
+struct Source::FirstChunk {
+  void* bytes = nullptr;
+  std::size_t size = 0;
+};
+
+// Allocates the shared_ptr's block (its count and the Source) with the first
+// chunk's room after it, and says where that is before the Source is made in it.
+template <typename T>
+class SourceAllocator {
+ public:
+  using value_type = T;
+  explicit SourceAllocator(Source::FirstChunk& first) : m_first(&first) {}
+  template <typename U>
+  SourceAllocator(const SourceAllocator<U>& other) : m_first(other.m_first) {}  // NOLINT
+
+  T* allocate(std::size_t n) {
+    const std::size_t head = (n * sizeof(T) + 15) / 16 * 16;
+    void* p = std::malloc(head + m_first->size);
+    if (p == nullptr) {
+      throw std::bad_alloc();
+    }
+    m_first->bytes = static_cast<char*>(p) + head;
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t) { std::free(p); }
+  // The Source's constructor taking the chunk is its own (and this, a friend's).
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+  template <typename U>
+  void destroy(U* p) {
+    p->~U();
+  }
+  template <typename U>
+  bool operator==(const SourceAllocator<U>& other) const {
+    return m_first == other.m_first;
+  }
+
+ private:
+  template <typename U>
+  friend class SourceAllocator;
+  Source::FirstChunk* m_first;
+};
+
+Source::Source(std::size_t text_size, const FirstChunk& first)
+    : allocator(first.bytes, first.size, chunk_for(text_size), &json_base_allocator()),
+      doc(&allocator, k_parse_stack, &json_base_allocator()) {}
+
+std::shared_ptr<Source> Source::make(std::size_t text_size) {
+  // RapidJSON's chunk header: a chunk's capacity, its size and the next chunk.
+  constexpr std::size_t k_chunk_header = 3 * sizeof(std::size_t);
+  FirstChunk first;
+  first.size = k_chunk_header + chunk_for(text_size);
+  // The Source is made after `allocate` has said where the chunk is.
+  return std::allocate_shared<Source>(SourceAllocator<Source>(first), text_size, first);
+}
+
 MediaSource MediaSource::from_url(std::string_view url,
                                   const std::shared_ptr<const Source>& owner) {
   MediaSource source;

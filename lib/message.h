@@ -618,6 +618,10 @@ struct Source {
   Source(const Source&) = delete;
   Source& operator=(const Source&) = delete;
 
+  // The same, made with its pool's first chunk in its own allocation (one malloc
+  // and free a record read, not two): what the record reader makes for each record.
+  static std::shared_ptr<Source> make(std::size_t text_size);
+
   // A private copy of the record's bytes that the parser unescapes strings into
   // (in-situ parsing: no string is copied twice); `doc`'s strings point into it.
   // Empty when `doc` owns its strings or `strings` holds them.
@@ -641,6 +645,10 @@ struct Source {
   mutable std::uint64_t note = 0;
 
  private:
+  struct FirstChunk;
+  template <typename T>
+  friend class SourceAllocator;
+  Source(std::size_t text_size, const FirstChunk& first);
   static constexpr std::size_t k_default_chunk = std::size_t{64} << 10;
   static constexpr std::size_t k_parse_stack = 1024;  // RapidJSON's default
   // A parsed record's values take less room than its text (strings stay in

@@ -183,7 +183,7 @@ bool RecordReader::next(Record& record) {
   record.where = Location{m_file, number, 0};
   record.error.clear();
   record.lone_surrogates = 0;
-  record.source = std::make_shared<Source>(record.raw.size());
+  record.source = Source::make(record.raw.size());
   const bool first = m_first;
   m_first = false;
   // Parsed where its bytes are, the buffer's (a long line's are its record's bytes
@@ -405,7 +405,7 @@ bool RecordReader::next_mapped(Record& record) {
   record.where = Location{m_file, m_line, 0};
   record.error.clear();
   record.lone_surrogates = 0;
-  record.source = std::make_shared<Source>(record.raw.size());
+  record.source = Source::make(record.raw.size());
   const bool parsed = parse_shadowed(line, record, !in_map);
   if (in_map && m_map->shrank()) {  // the bytes copied or parsed were zeros put for lost ones
     shrank();
