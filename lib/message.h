@@ -312,6 +312,10 @@ struct Block {
   // Keeps `json` and `input_value` alive, wherever the block is moved.
   std::shared_ptr<const Source> json_owner;
 
+  // Not value-initialised to zeros first (`emplace_back()`): the members' own
+  // initialisers say it all.
+  Block() {}  // NOLINT(modernize-use-equals-default)
+
   // The tool_use input as JSON text ("{}" when there is none).
   std::string input_json() const;
 
@@ -700,6 +704,10 @@ class Message {
   // Set for messages decoded from a multi-message document (a request body, a
   // `{"loglines": [...]}` file); `slot` (above) is the position within it.
   BoxedShared<const Container> container;
+
+  // Not value-initialised to zeros first (`emplace_back()`, a decoder's for each
+  // record): the members' own initialisers say it all.
+  Message() {}  // NOLINT(modernize-use-equals-default)
 
   // Stages call this before changing a message they did not create.
   void touch() { modified = true; }
