@@ -320,3 +320,59 @@ TEST_CASE("a text shares from the borrow size set", "[message]") {
   CHECK_FALSE(short_borrowed);
   CHECK(Text::borrow_at() == Text::k_borrow_at);
 }
+
+TEST_CASE("a Block moved keeps every member, short, long, empty or borrowed", "[message]") {
+  auto record = std::make_shared<Source>();
+  record->text = "a long text, borrowed from its record rather than copied";
+  const std::string long_text(100, 'x');
+  for (const bool full : {true, false}) {
+    Block block;
+    block.type = BlockType::tool_result;
+    block.is_error = full ? std::optional<bool>(true) : std::nullopt;
+    block.input_as_written = full;
+    block.input_value = full ? &record->doc : nullptr;
+    block.json = full ? &record->doc : nullptr;
+    block.json_owner = full ? record : nullptr;
+    if (full) {
+      block.text.borrow(record->text, record);
+      block.type_name = "tool_result";  // in the string's own room
+      block.signature = long_text;
+      block.id = "call_1";
+      block.name = long_text;  // on the heap
+      block.input = "{}";
+      block.result.text = "ok";
+      block.result.form = Content::Form::blocks;
+      block.result.blocks.push_back(Block::make_text("inner"));
+      block.source.type = MediaSource::Type::base64;
+      block.source.media_type = "image/png";
+      block.source.data = long_text;
+      block.cache_control = R"({"type":"ephemeral"})";
+    }
+    const Block copy = block;
+    Block moved(std::move(block));
+    INFO(full);
+    CHECK(moved.text == copy.text);
+    CHECK(moved.text.borrowed() == full);
+    CHECK(moved.type == copy.type);
+    CHECK(moved.is_error == copy.is_error);
+    CHECK(moved.input_as_written == copy.input_as_written);
+    CHECK(moved.type_name == copy.type_name);
+    CHECK(moved.signature == copy.signature);
+    CHECK(moved.id == copy.id);
+    CHECK(moved.name == copy.name);
+    CHECK(moved.input == copy.input);
+    CHECK(moved.input_value == copy.input_value);
+    CHECK(moved.result.text == copy.result.text);
+    CHECK(moved.result.form == copy.result.form);
+    REQUIRE(moved.result.blocks.size() == copy.result.blocks.size());
+    CHECK(moved.source.type == copy.source.type);
+    CHECK(moved.source.media_type == copy.source.media_type);
+    CHECK(moved.source.data == copy.source.data);
+    CHECK(moved.cache_control == copy.cache_control);
+    CHECK(moved.json == copy.json);
+    CHECK(moved.json_owner == copy.json_owner);
+    // What is moved from is still a Block, to be assigned or destroyed.
+    block = Block::make_text("again");
+    CHECK(block.text == "again");
+  }
+}
