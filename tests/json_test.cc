@@ -558,10 +558,9 @@ TEST_CASE("json_object_as_written tells compact objects from other spellings", "
 
 TEST_CASE("json_spelling tells spaced JSON from other spellings, and nothing invalid", "[json]") {
   CHECK(json_spelling(R"({"a":1,"b":[true,null,"x"]})") == JsonSpelling::as_written);
-  for (std::string text :
-       {R"({"a": 1})", R"({"a":1, "b":[true, null, "x"]})", " {}", "{}\n", "[ ]",
-        "{\n  \"a\": {\n    \"b\": [1,\t2]\r\n  }\n}", R"({ "k" :1})",
-        R"({"redacted": true, "message": "Function call arguments removed"})"}) {
+  for (std::string text : {R"({"a": 1})", R"({"a":1, "b":[true, null, "x"]})", " {}", "{}\n", "[ ]",
+                           "{\n  \"a\": {\n    \"b\": [1,\t2]\r\n  }\n}", R"({ "k" :1})",
+                           R"({"redacted": true, "message": "Function call arguments removed"})"}) {
     INFO(text);
     JsonDoc doc;
     REQUIRE_FALSE(parse_json(text, doc));
@@ -580,10 +579,10 @@ TEST_CASE("json_spelling tells spaced JSON from other spellings, and nothing inv
   CHECK(json_spelling(R"({"a": 1.5})") == JsonSpelling::unknown);  // not the writer's number
   CHECK(json_spelling(R"({"a": "\/"})") == JsonSpelling::unknown);
   // Not JSON, spaced or not: never said to be either.
-  for (std::string bad : {R"({"a": })", R"({"a": 1, })", R"({"a": 01})", R"({"a" 1})",
-                          R"({"a": 1)", R"({"a": "x"} x)", R"({"a": 1} })", R"([1, ])",
-                          R"([ , 1])", R"({"a": tru})", "  ", "", R"({"a": "x"}, )",
-                          "{\"a\": \"\x01\"}", R"({ 1: 2})"}) {
+  for (std::string bad :
+       {R"({"a": })", R"({"a": 1, })", R"({"a": 01})", R"({"a" 1})", R"({"a": 1)",
+        R"({"a": "x"} x)", R"({"a": 1} })", R"([1, ])", R"([ , 1])", R"({"a": tru})", "  ", "",
+        R"({"a": "x"}, )", "{\"a\": \"\x01\"}", R"({ 1: 2})"}) {
     INFO(bad);
     JsonDoc doc;
     CHECK(parse_json(bad, doc));
