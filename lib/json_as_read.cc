@@ -336,16 +336,19 @@ JsonSpelling json_spelling(std::string_view text) {
   const char* const s = text.data();
   const std::size_t n = text.size();
   bool spaced = false;  // whitespace between tokens (JSON's four characters)
+  auto skip_space = [&](std::size_t& at) {
+    while (at < n && (s[at] == ' ' || s[at] == '\n' || s[at] == '\r' || s[at] == '\t')) {
+      spaced = true;
+      ++at;
+    }
+  };
   // The open containers, innermost last: as deep as the parse reads (k_max_json_depth).
   std::array<char, k_max_json_depth> open;
   std::size_t depth = 0;
   std::size_t p = 0;
   enum class Next { value, value_or_close, key_or_close, key, after_value } next = Next::value;
   for (;;) {
-    while (p < n && (s[p] == ' ' || s[p] == '\n' || s[p] == '\r' || s[p] == '\t')) {
-      spaced = true;
-      ++p;
-    }
+    skip_space(p);
     if (p >= n) {
       return k_unknown;
     }
@@ -418,10 +421,7 @@ JsonSpelling json_spelling(std::string_view text) {
         break;
     }
     if (next == Next::after_value && depth == 0) {
-      while (p < n && (s[p] == ' ' || s[p] == '\n' || s[p] == '\r' || s[p] == '\t')) {
-        spaced = true;
-        ++p;
-      }
+      skip_space(p);
       if (p != n) {
         return k_unknown;
       }

@@ -306,6 +306,13 @@ TEST_CASE("a data URL read without escapes is plain and written as it was, one w
   CHECK_FALSE(escaped.data.plain());
   CHECK(escaped.data == "iVBO/w==");
   CHECK(url.data.plain());
+  // Moved, as a Block is into its reply, it stays plain, and its bytes borrowed or not.
+  Block block;
+  block.source = plain;
+  const Block moved(std::move(block));
+  CHECK(moved.source.data.plain());
+  CHECK(moved.source.data.borrowed() == plain.data.borrowed());
+  CHECK(moved.source.data == "iVBORw0KGgo=");
   // A string with escapes (\u0001 and \u0000 among them) is not plain.
   Text part;
   part.set_plain_as(doc["x"], owner.get());
